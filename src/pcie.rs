@@ -1,0 +1,365 @@
+//! Physical limits of PCIe links: generations, signalling rates, encodings and the
+//! payload bandwidth a link really carries per direction.
+//!
+//! Two efficiency models live here, side by side, so the output can name the one it used:
+//!
+//! * [`Model::HeaderOnly`]: `MPS / (MPS + TLP overhead)` (Intel AN 456 style).
+//! * [`Model::TlpLevel`] (the default): the Neugebauer et al. (SIGCOMM 2018) model. It first
+//!   removes link-layer traffic from the raw rate (ACK and flow-control DLLPs at the rates the
+//!   base spec recommends, SKIP ordered sets), then charges each TLP its framing and header.
+//!   Device-to-host data (a drive returning read data) travels as posted memory writes;
+//!   host-to-device data (a drive fetching the data it writes) travels as completions split at
+//!   the root complex's read completion boundary, which costs more per byte.
+//!
+//! All constants sit in this module, with the spec tables they come from.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// A PCIe generation (1 to 6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(try_from = "u8", into = "u8")]
+pub struct Gen(u8);
+
+impl Gen {
+    pub const G1: Gen = Gen(1);
+    pub const G2: Gen = Gen(2);
+    pub const G3: Gen = Gen(3);
+    pub const G4: Gen = Gen(4);
+    pub const G5: Gen = Gen(5);
+    pub const G6: Gen = Gen(6);
+    pub const ALL: [Gen; 6] = [Gen(1), Gen(2), Gen(3), Gen(4), Gen(5), Gen(6)];
+
+    /// `None` outside 1..=6.
+    pub fn new(n: u8) -> Option<Gen> {
+        (1..=6).contains(&n).then_some(Gen(n))
+    }
+
+    pub fn number(self) -> u8 {
+        self.0
+    }
+
+    /// Transfers per second per lane, in GT/s.
+    pub fn gts(self) -> f64 {
+        match self.0 {
+            1 => 2.5,
+            2 => 5.0,
+            3 => 8.0,
+            4 => 16.0,
+            5 => 32.0,
+            _ => 64.0,
+        }
+    }
+
+    /// Fraction of the line rate that carries data after line encoding.
+    pub fn encoding_efficiency(self) -> f64 {
+        match self.0 {
+            1 | 2 => 8.0 / 10.0,
+            3..=5 => 128.0 / 130.0,
+            // Gen6: PAM4 with 256-byte FLITs, 242 bytes of which are TLP/DLLP payload.
+            _ => 242.0 / 256.0,
+        }
+    }
+
+    pub fn encoding_name(self) -> &'static str {
+        match self.0 {
+            1 | 2 => "8b/10b",
+            3..=5 => "128b/130b",
+            _ => "PAM4 FLIT 242/256",
+        }
+    }
+
+    /// The generation whose rate matches `gts` (as sysfs and lspci print it).
+    pub fn from_gts(gts: f64) -> Option<Gen> {
+        Gen::ALL.into_iter().find(|g| (g.gts() - gts).abs() < 0.01)
+    }
+
+    /// Raw data bandwidth per lane and direction after encoding, in GB/s (10^9 bytes).
+    pub fn lane_gbs(self) -> f64 {
+        self.gts() * self.encoding_efficiency() / 8.0
+    }
+
+    /// Rate as lspci prints it: `8GT/s`, `2.5GT/s`.
+    pub fn lspci_speed(self) -> String {
+        format!("{}GT/s", trim_float(self.gts()))
+    }
+
+    /// Rate as sysfs prints it since Linux 5.x: `8.0 GT/s`.
+    pub fn sysfs_speed(self) -> String {
+        format!("{:.1} GT/s", self.gts())
+    }
+}
+
+fn trim_float(v: f64) -> String {
+    if v.fract() == 0.0 {
+        format!("{}", v as u64)
+    } else {
+        format!("{v}")
+    }
+}
+
+impl TryFrom<u8> for Gen {
+    type Error = String;
+    fn try_from(n: u8) -> Result<Self, Self::Error> {
+        Gen::new(n).ok_or_else(|| format!("PCIe generation must be 1 to 6, got {n}"))
+    }
+}
+
+impl From<Gen> for u8 {
+    fn from(g: Gen) -> u8 {
+        g.0
+    }
+}
+
+impl fmt::Display for Gen {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Gen{}", self.0)
+    }
+}
+
+/// Link widths the spec allows.
+pub const WIDTHS: [u8; 6] = [1, 2, 4, 8, 12, 16];
+
+/// True for a width the spec allows (x1, x2, x4, x8, x12, x16, x32).
+pub fn valid_width(w: u8) -> bool {
+    WIDTHS.contains(&w) || w == 32
+}
+
+/// Max payload sizes the spec allows.
+pub const MPS_VALUES: [u16; 6] = [128, 256, 512, 1024, 2048, 4096];
+
+pub fn valid_mps(mps: u16) -> bool {
+    MPS_VALUES.contains(&mps)
+}
+
+/// Default max payload size on servers (Xeon SP and EPYC root ports run 256).
+pub const DEFAULT_MPS: u16 = 256;
+
+/// Bytes per TLP besides its payload, Gen3+ (4 B framing token + sequence number and LCRC
+/// counted as 8 B of data-link overhead, 4 B common header, 12 B for a 64-bit memory
+/// write header). Memory read requests cost the same; completions carry an 8 B header.
+pub const MWR64_OVERHEAD: f64 = 24.0;
+pub const MRD64_OVERHEAD: f64 = 24.0;
+pub const CPLD_OVERHEAD: f64 = 20.0;
+/// ACK and UpdateFC DLLPs: 6 B DLLP plus 2 B of framing.
+pub const DLLP_BYTES: f64 = 8.0;
+/// SKIP ordered sets: 4 symbols every 1538 (clock compensation).
+pub const SKIP_BYTES: f64 = 4.0;
+pub const SKIP_INTERVAL: f64 = 1538.0;
+/// Read completion boundary of server root complexes: completions to a device's read
+/// requests come back in 64-byte pieces (`RCB 64 bytes` in lspci's LnkCtl).
+pub const DEFAULT_RCB: u16 = 64;
+
+/// Which efficiency model to apply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Model {
+    /// `MPS / (MPS + 24)`, no link-layer traffic.
+    HeaderOnly,
+    /// TLP-level model after Neugebauer et al., SIGCOMM 2018.
+    #[default]
+    TlpLevel,
+}
+
+impl Model {
+    pub fn describe(self) -> &'static str {
+        match self {
+            Model::HeaderOnly => "header-only (MPS/(MPS+24))",
+            Model::TlpLevel => {
+                "TLP-level (Neugebauer et al. 2018: ACK/FC DLLPs, SKIPs, 24 B MWr, 20 B CplD at RCB 64)"
+            }
+        }
+    }
+}
+
+/// Recommended bytes between ACK DLLPs, and between UpdateFC DLLPs (PCIe base spec
+/// tables 3-7..3-9 and 2-46..2-48; identical for Gen3 and later, so Gen3 values serve Gen4-6).
+fn dllp_interval(generation: Gen, width: u8, mps: u16) -> f64 {
+    // Columns: MPS 128, 256, 512, 1024, 2048, 4096.
+    let col = MPS_VALUES.iter().position(|&m| m == mps).unwrap_or(1);
+    let row: [f64; 6] = match (generation.number(), width) {
+        (1, 1) => [237., 416., 559., 1071., 2095., 4143.],
+        (1, 2) => [128., 217., 289., 545., 1057., 2081.],
+        (1, 4) => [73., 118., 154., 282., 538., 1050.],
+        (1, 8) => [67., 107., 86., 150., 278., 534.],
+        (1, _) => [48., 72., 86., 150., 278., 534.],
+        (2, 1) => [288., 467., 610., 1122., 2146., 4194.],
+        (2, 2) => [179., 268., 340., 596., 1108., 2132.],
+        (2, 4) => [124., 169., 205., 333., 589., 1101.],
+        (2, 8) => [118., 158., 137., 201., 329., 585.],
+        (2, _) => [99., 123., 137., 201., 329., 585.],
+        (_, 1) => [333., 512., 655., 1167., 2191., 4239.],
+        (_, 2) => [224., 313., 385., 641., 1153., 2177.],
+        (_, 4) => [169., 214., 250., 378., 634., 1146.],
+        (_, 8) => [163., 203., 182., 246., 374., 630.],
+        _ => [144., 168., 182., 246., 374., 630.],
+    };
+    row[col]
+}
+
+/// One PCIe link as it trains: generation, width and max payload size.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LinkRate {
+    #[serde(rename = "gen")]
+    pub generation: Gen,
+    pub width: u8,
+    pub mps: u16,
+}
+
+impl LinkRate {
+    pub fn new(generation: Gen, width: u8) -> Self {
+        LinkRate {
+            generation,
+            width,
+            mps: DEFAULT_MPS,
+        }
+    }
+
+    pub fn with_mps(mut self, mps: u16) -> Self {
+        self.mps = mps;
+        self
+    }
+
+    /// Raw bandwidth per direction after line encoding, GB/s.
+    pub fn raw_gbs(&self) -> f64 {
+        self.generation.lane_gbs() * f64::from(self.width)
+    }
+
+    /// Bandwidth left for TLPs after ACK/FC DLLPs and SKIP ordered sets, GB/s.
+    pub fn tlp_gbs(&self) -> f64 {
+        let dllp = dllp_interval(self.generation, self.width, self.mps);
+        let overhead = 2.0 * DLLP_BYTES / dllp + SKIP_BYTES / SKIP_INTERVAL;
+        self.raw_gbs() * (1.0 - overhead)
+    }
+
+    /// Payload bandwidth device -> host (posted 64-bit memory writes of MPS bytes): what a
+    /// drive's reads and a NIC's receives use.
+    pub fn to_host_gbs(&self, model: Model) -> f64 {
+        let mps = f64::from(self.mps);
+        match model {
+            Model::HeaderOnly => self.raw_gbs() * mps / (mps + MWR64_OVERHEAD),
+            Model::TlpLevel => self.tlp_gbs() * mps / (mps + MWR64_OVERHEAD),
+        }
+    }
+
+    /// Payload bandwidth host -> device: the device reads host memory, and the data comes
+    /// back as completions of at most the read completion boundary (64 B). What a drive's
+    /// writes and a NIC's transmits use.
+    pub fn to_device_gbs(&self, model: Model) -> f64 {
+        match model {
+            Model::HeaderOnly => {
+                let mps = f64::from(self.mps);
+                self.raw_gbs() * mps / (mps + MWR64_OVERHEAD)
+            }
+            Model::TlpLevel => {
+                let chunk = f64::from(DEFAULT_RCB.min(self.mps));
+                self.tlp_gbs() * chunk / (chunk + CPLD_OVERHEAD)
+            }
+        }
+    }
+
+    /// `8.0 GT/s x4` as sysfs and users write it.
+    pub fn label(&self) -> String {
+        format!("{} x{}", self.generation.sysfs_speed(), self.width)
+    }
+
+    /// `Gen3 x4`.
+    pub fn short(&self) -> String {
+        format!("{} x{}", self.generation, self.width)
+    }
+}
+
+impl fmt::Display for LinkRate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.short())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn close(a: f64, b: f64, tol: f64) -> bool {
+        (a - b).abs() <= tol
+    }
+
+    #[test]
+    fn raw_bandwidth_matches_the_table() {
+        // platform-facts.md: GB/s per direction for x1, x4, x8, x16.
+        let table: [(u8, f64, f64, f64, f64); 6] = [
+            (1, 0.250, 1.00, 2.00, 4.00),
+            (2, 0.500, 2.00, 4.00, 8.00),
+            (3, 0.985, 3.94, 7.88, 15.75),
+            (4, 1.969, 7.88, 15.75, 31.5),
+            (5, 3.938, 15.75, 31.5, 63.0),
+            (6, 7.56, 30.3, 60.5, 121.0),
+        ];
+        for (g, x1, x4, x8, x16) in table {
+            let g = Gen::new(g).unwrap();
+            // The table is rounded to 3-4 significant digits: compare within 0.5 %.
+            for (w, want) in [(1, x1), (4, x4), (8, x8), (16, x16)] {
+                let got = LinkRate::new(g, w).raw_gbs();
+                assert!(close(got / want, 1.0, 0.005), "{g} x{w}: {got} vs {want}");
+            }
+        }
+    }
+
+    #[test]
+    fn gen3_x4_header_only_is_about_3_6() {
+        // 3.9385 * 256/280 = 3.6009
+        let l = LinkRate::new(Gen::G3, 4);
+        assert!(close(l.to_host_gbs(Model::HeaderOnly), 3.6009, 0.0005));
+    }
+
+    #[test]
+    fn gen3_x4_tlp_level_is_about_3_3() {
+        // By hand: raw 4 * 8 * 128/130 / 8 = 3.93846 GB/s.
+        // Link-layer overhead at x4, MPS 256: ACK 8/214 + FC 8/214 + SKIP 4/1538 = 0.077367.
+        // TLP bandwidth 3.93846 * 0.922633 = 3.63375; payload 256/280 of it = 3.32217.
+        let l = LinkRate::new(Gen::G3, 4);
+        assert!(close(l.tlp_gbs(), 3.63375, 0.0005));
+        assert!(close(l.to_host_gbs(Model::TlpLevel), 3.32217, 0.0005));
+        // Host to device: 64 B completions, 64/84 of 3.63375 = 2.76857.
+        assert!(close(l.to_device_gbs(Model::TlpLevel), 2.76857, 0.0005));
+    }
+
+    #[test]
+    fn gen3_x16_uplink_by_hand() {
+        // raw 15.7538; overhead 16/168 + 4/1538 = 0.097840; TLP 14.2125; *256/280 = 12.9943.
+        let l = LinkRate::new(Gen::G3, 16);
+        assert!(close(l.to_host_gbs(Model::TlpLevel), 12.9943, 0.001));
+    }
+
+    #[test]
+    fn writes_cost_more_than_reads_on_every_link() {
+        for g in Gen::ALL {
+            for w in [1, 2, 4, 8, 16] {
+                for mps in MPS_VALUES {
+                    let l = LinkRate::new(g, w).with_mps(mps);
+                    assert!(l.to_device_gbs(Model::TlpLevel) < l.to_host_gbs(Model::TlpLevel));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn smaller_mps_costs_more() {
+        let a = LinkRate::new(Gen::G3, 4).with_mps(128);
+        let b = LinkRate::new(Gen::G3, 4).with_mps(256);
+        // header-only: 128/152 = 84.2 %, 256/280 = 91.4 %.
+        assert!(close(a.to_host_gbs(Model::HeaderOnly) / a.raw_gbs(), 0.8421, 0.0001));
+        assert!(close(b.to_host_gbs(Model::HeaderOnly) / b.raw_gbs(), 0.9143, 0.0001));
+    }
+
+    #[test]
+    fn speeds_print_like_the_kernel_and_lspci() {
+        assert_eq!(Gen::G3.sysfs_speed(), "8.0 GT/s");
+        assert_eq!(Gen::G1.lspci_speed(), "2.5GT/s");
+        assert_eq!(Gen::G4.lspci_speed(), "16GT/s");
+        assert_eq!(Gen::from_gts(2.5), Some(Gen::G1));
+        assert_eq!(Gen::from_gts(7.0), None);
+        assert_eq!(LinkRate::new(Gen::G4, 4).label(), "16.0 GT/s x4");
+        assert!(Gen::new(0).is_none() && Gen::new(7).is_none());
+        assert!(!valid_width(3) && !valid_width(0) && valid_width(16));
+    }
+}
