@@ -2,5 +2,6 @@
 //!
 //! See `docs/ARCHITECTURE.md` for the map of the code.
 
+pub mod finding;
 pub mod pcie;
 pub mod topology;

@@ -347,8 +347,16 @@ mod tests {
         let a = LinkRate::new(Gen::G3, 4).with_mps(128);
         let b = LinkRate::new(Gen::G3, 4).with_mps(256);
         // header-only: 128/152 = 84.2 %, 256/280 = 91.4 %.
-        assert!(close(a.to_host_gbs(Model::HeaderOnly) / a.raw_gbs(), 0.8421, 0.0001));
-        assert!(close(b.to_host_gbs(Model::HeaderOnly) / b.raw_gbs(), 0.9143, 0.0001));
+        assert!(close(
+            a.to_host_gbs(Model::HeaderOnly) / a.raw_gbs(),
+            0.8421,
+            0.0001
+        ));
+        assert!(close(
+            b.to_host_gbs(Model::HeaderOnly) / b.raw_gbs(),
+            0.9143,
+            0.0001
+        ));
     }
 
     #[test]

@@ -46,7 +46,9 @@ impl Confidence {
 }
 
 /// What a device is, coarse enough for lspci class codes and a parts catalogue alike.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize, Hash, PartialOrd, Ord)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize, Hash, PartialOrd, Ord,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum DeviceClass {
     Nvme,
