@@ -2,6 +2,14 @@
 //!
 //! See `docs/ARCHITECTURE.md` for the map of the code.
 
+// Input errors carry their source text for caret snippets; they are returned once per run,
+// so their size does not matter.
+#![allow(clippy::result_large_err)]
+
 pub mod finding;
 pub mod pcie;
+pub mod plan;
+pub mod platform;
+pub mod render;
+pub mod source;
 pub mod topology;

@@ -11,10 +11,18 @@ use std::process::ExitCode;
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
+    #[command(flatten)]
+    catalog: cmd::plan::CatalogArgs,
 }
 
 #[derive(Subcommand, Debug)]
 enum Command {
+    /// One line per platform and its options.
+    Platforms(cmd::plan::PlatformsArgs),
+    /// The planned tree of a platform and its lane budget.
+    Show(cmd::plan::ShowArgs),
+    /// Check a build file: findings, lane budget; exit 1 on errors, 2 on unreadable input.
+    Check(cmd::plan::CheckArgs),
     /// Shell completions for bash, zsh, fish, ...
     Completions { shell: clap_complete::Shell },
     /// The man page (roff) on stdout.
@@ -22,11 +30,19 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // Die quietly on a closed pipe (`laneplan show r740xd | head`), like other Unix tools.
+    // SAFETY: setting a signal disposition to its default before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
-    let result = match cli.command {
+    let result = match &cli.command {
+        Command::Platforms(a) => cmd::plan::platforms(a, &cli.catalog),
+        Command::Show(a) => cmd::plan::show(a, &cli.catalog),
+        Command::Check(a) => cmd::plan::check(a, &cli.catalog),
         Command::Completions { shell } => {
             clap_complete::generate(
-                shell,
+                *shell,
                 &mut Cli::command(),
                 "laneplan",
                 &mut std::io::stdout(),

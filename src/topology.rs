@@ -432,8 +432,17 @@ impl Topology {
 
     /// Every node depth-first from the roots, children in insertion order.
     pub fn depth_first(&self) -> Vec<NodeIndex> {
+        self.walk(self.roots())
+    }
+
+    /// `ix` and everything below it, depth-first.
+    pub fn depth_first_from(&self, ix: NodeIndex) -> Vec<NodeIndex> {
+        self.walk(vec![ix])
+    }
+
+    fn walk(&self, start: Vec<NodeIndex>) -> Vec<NodeIndex> {
         let mut out = Vec::with_capacity(self.graph.node_count());
-        let mut stack: Vec<NodeIndex> = self.roots().into_iter().rev().collect();
+        let mut stack: Vec<NodeIndex> = start.into_iter().rev().collect();
         while let Some(ix) = stack.pop() {
             out.push(ix);
             for c in self.children(ix).into_iter().rev() {

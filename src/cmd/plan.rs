@@ -1,0 +1,133 @@
+//! `platforms`, `show` and `check`: argument structs and printing.
+
+use clap::Args;
+use laneplan::finding::has_errors;
+use laneplan::platform::Catalog;
+use laneplan::render::{json, text};
+use laneplan::{plan, platform};
+use miette::{IntoDiagnostic, Result, miette};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Args, Debug)]
+pub struct CatalogArgs {
+    /// Extra platform and parts files (*.toml) to load beside the built-in ones.
+    #[arg(long, value_name = "DIR", global = true)]
+    pub platform_dir: Option<PathBuf>,
+}
+
+impl CatalogArgs {
+    pub fn load(&self) -> Result<Catalog> {
+        Catalog::with_dir(self.platform_dir.as_deref()).map_err(miette::Report::new)
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct PlatformsArgs {
+    /// Print JSON (schema: docs/JSON.md).
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct ShowArgs {
+    /// Platform id (see `laneplan platforms`).
+    pub platform: String,
+    /// Choose a platform option, e.g. `front=12nvme-12sas` (repeatable).
+    #[arg(long = "option", short = 'o', value_name = "KEY=VALUE", value_parser = parse_kv)]
+    pub options: Vec<(String, String)>,
+    /// Print JSON (schema: docs/JSON.md).
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct CheckArgs {
+    /// A build file (TOML): platform, options, parts in slots and bays.
+    pub build: PathBuf,
+    /// Print JSON (schema: docs/JSON.md).
+    #[arg(long)]
+    pub json: bool,
+    /// Leave the planned tree out of the human report.
+    #[arg(long)]
+    pub no_tree: bool,
+}
+
+fn parse_kv(s: &str) -> std::result::Result<(String, String), String> {
+    s.split_once('=')
+        .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+        .filter(|(k, v)| !k.is_empty() && !v.is_empty())
+        .ok_or_else(|| format!("expected KEY=VALUE, got `{s}`"))
+}
+
+fn print_json(v: &serde_json::Value) -> Result<()> {
+    println!("{}", serde_json::to_string_pretty(v).into_diagnostic()?);
+    Ok(())
+}
+
+pub fn platforms(args: &PlatformsArgs, cat: &CatalogArgs) -> Result<ExitCode> {
+    let catalog = cat.load()?;
+    if args.json {
+        print_json(&json::platforms(&catalog))?;
+    } else {
+        print!("{}", text::platforms(&catalog));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn show(args: &ShowArgs, cat: &CatalogArgs) -> Result<ExitCode> {
+    let catalog = cat.load()?;
+    let report = plan::plan_platform(&catalog, &args.platform, &args.options).ok_or_else(|| {
+        let known: Vec<&str> = catalog.platforms.keys().map(String::as_str).collect();
+        miette!(
+            help = format!("known platforms: {}", known.join(", ")),
+            "unknown platform `{}`",
+            args.platform
+        )
+    })?;
+    // An unknown option is a usage error here, not a finding.
+    if let Some(f) = report.findings.iter().find(|f| f.code == "LP0115") {
+        return Err(miette!(
+            help = f.help.clone().unwrap_or_default(),
+            "{}",
+            f.message
+        ));
+    }
+    if args.json {
+        print_json(&json::report(&report, None))?;
+    } else {
+        print!("{}", text::header(&report));
+        println!();
+        print!("{}", text::tree(&report.plan.topology));
+        println!();
+        println!("Lane budget");
+        print!("{}", text::budget(&report.budget));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn check(args: &CheckArgs, cat: &CatalogArgs) -> Result<ExitCode> {
+    let catalog = cat.load()?;
+    let (build, file) = plan::load_build(&args.build).map_err(miette::Report::new)?;
+    let report = plan::check_build(&catalog, &build, file.clone()).map_err(miette::Report::new)?;
+    if args.json {
+        print_json(&json::report(&report, None))?;
+    } else {
+        print!("{}", text::header(&report));
+        if !args.no_tree {
+            println!();
+            print!("{}", text::tree(&report.plan.topology));
+        }
+        println!();
+        println!("Lane budget");
+        print!("{}", text::budget(&report.budget));
+        println!();
+        print!("{}", text::findings(&report.findings, Some(&file)));
+    }
+    let _ = platform::EMBEDDED;
+    Ok(if has_errors(&report.findings) {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}

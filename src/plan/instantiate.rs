@@ -1,0 +1,1118 @@
+//! Platform + options + build -> `Topology`, with the findings about what does not fit.
+//! Link training happens here: each PCIe link runs at the lowest generation of its ends and
+//! of every passive part between them (riser, cable, backplane), and at the narrower width.
+
+use crate::finding::{Finding, Location};
+use crate::pcie::{Gen, LinkRate};
+use crate::platform::schema::*;
+use crate::platform::{Catalog, Part, Platform};
+use crate::source::SourceFile;
+use crate::topology::*;
+use petgraph::stable_graph::NodeIndex;
+use std::collections::{BTreeMap, HashMap};
+use std::ops::Range;
+
+/// What a build asks for, with where each request was written (for findings).
+#[derive(Debug, Clone, Default)]
+pub struct Request {
+    /// Option key -> (value, span in the build file).
+    pub options: BTreeMap<String, (String, Option<Range<usize>>)>,
+    pub slots: Vec<(String, String, Range<usize>, Range<usize>)>,
+    pub bays: Vec<(String, String, Range<usize>, Range<usize>)>,
+    /// The build file, when there is one.
+    pub file: Option<SourceFile>,
+    pub name: Option<String>,
+    /// Draw the cards the options ship with in their slots (`show`, not `check`).
+    pub implied_cards: bool,
+}
+
+impl Request {
+    pub fn from_build(build: &BuildFile, file: SourceFile) -> Self {
+        Request {
+            options: build
+                .options
+                .iter()
+                .map(|(k, v)| (k.clone(), (v.get_ref().clone(), Some(v.span()))))
+                .collect(),
+            slots: build
+                .slots
+                .iter()
+                .map(|s| {
+                    (
+                        s.slot.get_ref().clone(),
+                        s.part.get_ref().clone(),
+                        s.slot.span(),
+                        s.part.span(),
+                    )
+                })
+                .collect(),
+            bays: build
+                .bays
+                .iter()
+                .map(|b| {
+                    (
+                        b.bays.get_ref().clone(),
+                        b.part.get_ref().clone(),
+                        b.bays.span(),
+                        b.part.span(),
+                    )
+                })
+                .collect(),
+            name: build.name.clone(),
+            file: Some(file),
+            implied_cards: false,
+        }
+    }
+
+    /// Options only (`laneplan show r740xd --option front=24nvme`).
+    pub fn options(opts: &[(String, String)]) -> Self {
+        Request {
+            options: opts
+                .iter()
+                .map(|(k, v)| (k.clone(), (v.clone(), None)))
+                .collect(),
+            implied_cards: true,
+            ..Default::default()
+        }
+    }
+
+    fn loc(&self, span: &Option<Range<usize>>) -> Location {
+        match (&self.file, span) {
+            (Some(f), Some(s)) => {
+                let (line, column) = f.line_col(s.start);
+                Location {
+                    node: None,
+                    file: Some(f.name.clone()),
+                    line: Some(line),
+                    column: Some(column),
+                }
+            }
+            (Some(f), None) => Location {
+                file: Some(f.name.clone()),
+                ..Default::default()
+            },
+            _ => Location::default(),
+        }
+    }
+}
+
+/// A placed slot: its definition and the nodes made for it.
+#[derive(Debug, Clone)]
+pub struct SlotInfo {
+    pub def: SlotDef,
+    pub port: NodeIndex,
+    pub slot: NodeIndex,
+    pub card: Option<(NodeIndex, String)>,
+    /// Where the build placed the card (for findings about it).
+    pub card_loc: Location,
+    pub reserved_by: Option<String>,
+}
+
+/// A bay and what feeds it.
+#[derive(Debug, Clone)]
+pub struct BayInfo {
+    pub number: u16,
+    pub group: BayGroupDef,
+    pub node: Option<NodeIndex>,
+    pub drive: Option<(NodeIndex, String)>,
+}
+
+/// The result of instantiating a platform.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub topology: Topology,
+    pub platform_id: String,
+    pub platform_name: String,
+    pub build_name: Option<String>,
+    /// Chosen option values.
+    pub options: BTreeMap<String, String>,
+    pub slots: BTreeMap<String, SlotInfo>,
+    pub bays: BTreeMap<u16, BayInfo>,
+    /// Root complex id -> node.
+    pub root_complexes: BTreeMap<String, NodeIndex>,
+    /// Root complex defs by id (lanes, bifurcation, budget rule).
+    pub rc_defs: BTreeMap<String, RootComplexDef>,
+    pub switches: BTreeMap<String, NodeIndex>,
+    pub card_rules: Vec<CardRule>,
+    /// Slots holding double-width cards (service-manual GPU rules count these).
+    pub double_width_slots: std::collections::BTreeSet<String>,
+}
+
+fn gen_of(v: u8) -> Gen {
+    Gen::new(v).unwrap_or(Gen::G1)
+}
+
+/// Errors that stop instantiation (unknown option or value): reported as findings too.
+pub fn instantiate(platform: &Platform, catalog: &Catalog, req: &Request) -> (Plan, Vec<Finding>) {
+    let def = &platform.def;
+    let mut findings = Vec::new();
+    let mut t = Topology::new(def.name.clone());
+
+    // -- options
+    let mut chosen: BTreeMap<String, String> = BTreeMap::new();
+    for (k, (v, span)) in &req.options {
+        match def.options.iter().find(|o| o.key.get_ref() == k) {
+            None => {
+                let keys: Vec<String> = def
+                    .options
+                    .iter()
+                    .map(|o| format!("`{}`", o.key.get_ref()))
+                    .collect();
+                findings.push(
+                    Finding::error("LP0115", format!("{} has no option `{k}`", def.name))
+                        .with_help(format!("options: {}", keys.join(", ")))
+                        .at(req.loc(span)),
+                );
+            }
+            Some(o) => {
+                if o.choices.iter().any(|c| c.value.get_ref() == v) {
+                    chosen.insert(k.clone(), v.clone());
+                } else {
+                    let vals: Vec<String> = o
+                        .choices
+                        .iter()
+                        .map(|c| format!("`{}`", c.value.get_ref()))
+                        .collect();
+                    findings.push(
+                        Finding::error("LP0115", format!("option `{k}` has no choice `{v}`"))
+                            .with_help(format!("choices: {}", vals.join(", ")))
+                            .at(req.loc(span)),
+                    );
+                }
+            }
+        }
+    }
+    for o in &def.options {
+        chosen
+            .entry(o.key.get_ref().clone())
+            .or_insert_with(|| o.default.get_ref().clone());
+    }
+    let choices: Vec<&ChoiceDef> = def
+        .options
+        .iter()
+        .filter_map(|o| {
+            let v = &chosen[o.key.get_ref()];
+            o.choices.iter().find(|c| c.value.get_ref() == v)
+        })
+        .collect();
+    let mut slots_def: Vec<SlotDef> = def.slots.clone();
+    let mut switches_def: Vec<SwitchDef> = def.switches.clone();
+    let mut bays_def: Vec<BayGroupDef> = def.bays.clone();
+    let mut builtins_def: Vec<BuiltinDef> = def.builtins.clone();
+    let mut reserved: HashMap<String, String> = HashMap::new();
+    for c in &choices {
+        slots_def.extend(c.slots.iter().cloned());
+        switches_def.extend(c.switches.iter().cloned());
+        bays_def.extend(c.bays.iter().cloned());
+        builtins_def.extend(c.builtins.iter().cloned());
+        for r in &c.reserves {
+            reserved.insert(r.get_ref().clone(), c.label.clone());
+        }
+    }
+
+    for c in &choices {
+        if let Some(g) = &c.nvme_path_gen {
+            for b in bays_def
+                .iter_mut()
+                .filter(|b| b.interfaces.contains(&Interface::Nvme))
+            {
+                b.backplane_gen = Some(g.clone());
+                b.cable_gen = Some(g.clone());
+            }
+        }
+    }
+
+    // -- sockets, fabric, root complexes
+    let mut sockets: HashMap<String, NodeIndex> = HashMap::new();
+    for s in &def.sockets {
+        let mut n = Node::new(
+            s.id.get_ref().clone(),
+            s.label.clone(),
+            NodeKind::Socket {
+                index: s.index,
+                lanes: *s.lanes.get_ref(),
+                numa_nodes: s.numa_nodes.clone(),
+            },
+        );
+        n.confidence = s.confidence;
+        n.source = s.source.clone();
+        if let Ok(ix) = t.add_node(n) {
+            sockets.insert(s.id.get_ref().clone(), ix);
+        }
+    }
+    for f in &def.fabrics {
+        let [a, b] = f.between.get_ref();
+        if let (Some(&a), Some(&b)) = (sockets.get(a.get_ref()), sockets.get(b.get_ref())) {
+            t.link(
+                a,
+                b,
+                Link::Fabric {
+                    fabric: f.kind,
+                    links: f.links,
+                    gbs_per_direction: f.gbs_per_link * f64::from(f.links),
+                },
+            );
+        }
+    }
+    let mut rcs: BTreeMap<String, NodeIndex> = BTreeMap::new();
+    let mut rc_defs: BTreeMap<String, RootComplexDef> = BTreeMap::new();
+    for r in &def.root_complexes {
+        let Some(&sock) = sockets.get(r.socket.get_ref()) else {
+            continue;
+        };
+        let mut n = Node::new(
+            r.id.get_ref().clone(),
+            r.label.clone(),
+            NodeKind::RootComplex {
+                lanes: *r.lanes.get_ref(),
+                numa_node: r.numa_node,
+                generation: gen_of(*r.generation.get_ref()),
+            },
+        );
+        n.confidence = r.confidence;
+        n.source = r.source.clone();
+        if let Ok(ix) = t.add_node(n) {
+            t.link(sock, ix, Link::Attach);
+            rcs.insert(r.id.get_ref().clone(), ix);
+            rc_defs.insert(r.id.get_ref().clone(), r.clone());
+        }
+    }
+    let rc_gen = |id: &str| {
+        rc_defs
+            .get(id)
+            .map(|r| gen_of(*r.generation.get_ref()))
+            .unwrap_or(Gen::G3)
+    };
+
+    // -- built-in devices
+    for b in &builtins_def {
+        let Some(&rc) = rcs.get(b.root_complex.get_ref()) else {
+            continue;
+        };
+        let w = *b.width.get_ref();
+        let g = gen_of(*b.generation.get_ref()).min(rc_gen(b.root_complex.get_ref()));
+        let port = add(
+            &mut t,
+            format!("{}/{}", b.root_complex.get_ref(), b.id.get_ref()),
+            format!("Port for {}", b.label),
+            NodeKind::RootPort {
+                width: w,
+                generation: g,
+            },
+            b.confidence,
+            None,
+        );
+        t.link(rc, port, Link::Attach);
+        let kind = if b.pch {
+            NodeKind::Pch
+        } else {
+            NodeKind::Device {
+                class: b.class,
+                part: None,
+                perf: None,
+            }
+        };
+        let dev = add(
+            &mut t,
+            b.id.get_ref().clone(),
+            b.label.clone(),
+            kind,
+            b.confidence,
+            b.source.clone(),
+        );
+        let rate = LinkRate::new(g, w).with_mps(b.mps.unwrap_or(crate::pcie::DEFAULT_MPS));
+        t.link(
+            port,
+            dev,
+            Link::Pcie {
+                rate,
+                max: Some(rate),
+            },
+        );
+    }
+
+    // -- slots (empty for now; cards placed below)
+    let mut slots: BTreeMap<String, SlotInfo> = BTreeMap::new();
+    for s in &slots_def {
+        let Some(&rc) = rcs.get(s.root_complex.get_ref()) else {
+            continue;
+        };
+        let g = s
+            .generation
+            .as_ref()
+            .map(|g| gen_of(*g.get_ref()))
+            .unwrap_or(rc_gen(s.root_complex.get_ref()))
+            .min(rc_gen(s.root_complex.get_ref()));
+        let port = add(
+            &mut t,
+            format!("{}/{}", s.root_complex.get_ref(), s.id.get_ref()),
+            format!("Root port ({})", s.label),
+            NodeKind::RootPort {
+                width: *s.electrical.get_ref(),
+                generation: g,
+            },
+            s.confidence,
+            None,
+        );
+        t.link(rc, port, Link::Attach);
+        let mut above = port;
+        if let Some(r) = &s.riser {
+            let riser = add(
+                &mut t,
+                format!("{}/riser", s.id.get_ref()),
+                r.clone(),
+                NodeKind::Riser,
+                s.confidence,
+                None,
+            );
+            t.node_mut(riser).rated_gen = Some(g);
+            t.link(port, riser, Link::Attach);
+            above = riser;
+        }
+        let mut slot = Node::new(
+            s.id.get_ref().clone(),
+            s.label.clone(),
+            NodeKind::Slot {
+                electrical: *s.electrical.get_ref(),
+                mechanical: *s.mechanical.get_ref(),
+            },
+        );
+        slot.rated_gen = Some(g);
+        slot.confidence = s.confidence;
+        slot.source = s.source.clone();
+        let slot = t.add_node(slot).unwrap_or(port);
+        t.link(above, slot, Link::Attach);
+        slots.insert(
+            s.id.get_ref().clone(),
+            SlotInfo {
+                def: s.clone(),
+                port,
+                slot,
+                card: None,
+                card_loc: Location::default(),
+                reserved_by: reserved.get(s.id.get_ref()).cloned(),
+            },
+        );
+    }
+
+    // -- cards requested by the build
+    let mut double_width_slots = std::collections::BTreeSet::new();
+    let mut fills: Vec<Fill> = req
+        .slots
+        .iter()
+        .map(|(s, p, a, b)| (s.clone(), p.clone(), Some(a.clone()), Some(b.clone())))
+        .collect();
+    if req.implied_cards {
+        for g in &bays_def {
+            if let Some(card) = &g.card
+                && !fills.iter().any(|f| &f.0 == g.to.get_ref())
+            {
+                fills.push((g.to.get_ref().clone(), card.clone(), None, None));
+            }
+        }
+    }
+    for (slot_id, part_id, sspan, pspan) in &fills {
+        let sloc = req.loc(sspan);
+        let ploc = req.loc(pspan);
+        let Some(info) = slots.get(slot_id) else {
+            let known: Vec<String> = slots.keys().map(|k| format!("`{k}`")).collect();
+            findings.push(
+                Finding::error("LP0101", format!("{} has no slot `{slot_id}`", def.name))
+                    .with_help(format!(
+                        "slots with the chosen options: {}",
+                        known.join(", ")
+                    ))
+                    .at(sloc),
+            );
+            continue;
+        };
+        let Some(part) = catalog.part(part_id) else {
+            findings.push(unknown_part(catalog, part_id, ploc));
+            continue;
+        };
+        if let Some((_, prev)) = &info.card {
+            findings.push(
+                Finding::error(
+                    "LP0112",
+                    format!("{} already holds `{prev}`", info.def.label),
+                )
+                .at(sloc),
+            );
+            continue;
+        }
+        if part.def.class.is_drive() {
+            findings.push(
+                Finding::error(
+                    "LP0113",
+                    format!("`{part_id}` is a drive, not a card: place it in a bay"),
+                )
+                .at(ploc),
+            );
+            continue;
+        }
+        let info = info.clone();
+        let mut fl = check_card_fits(&info, part, &sloc);
+        if let Some(by) = &info.reserved_by
+            && part.def.class != DeviceClass::Extender
+        {
+            fl.push(
+                Finding::error(
+                    "LP0110",
+                    format!(
+                        "{} is taken by the front option \"{by}\"; it cannot hold {}",
+                        info.def.label, part.def.name
+                    ),
+                )
+                .with_help("choose another slot, or another front option")
+                .at(sloc.clone()),
+            );
+        }
+        let fatal = fl.iter().any(|f| f.code == "LP0113" || f.code == "LP0105");
+        findings.extend(fl);
+        if fatal {
+            continue;
+        }
+        let card = place_card(&mut t, &info, part, &rc_defs);
+        if let Some(s) = slots.get_mut(slot_id) {
+            s.card = Some((card, part_id.clone()));
+            s.card_loc = sloc.clone();
+        }
+        if part.def.double_width {
+            double_width_slots.insert(slot_id.clone());
+        }
+    }
+
+    // -- switches
+    let mut switch_nodes: BTreeMap<String, NodeIndex> = BTreeMap::new();
+    for s in &switches_def {
+        let Some(&rc) = rcs.get(s.uplink.get_ref()) else {
+            continue;
+        };
+        let g = gen_of(*s.generation.get_ref()).min(rc_gen(s.uplink.get_ref()));
+        let w = *s.uplink_width.get_ref();
+        let port = add(
+            &mut t,
+            format!("{}/{}", s.uplink.get_ref(), s.id.get_ref()),
+            format!("Root port ({})", s.label),
+            NodeKind::RootPort {
+                width: w,
+                generation: g,
+            },
+            s.confidence,
+            None,
+        );
+        t.link(rc, port, Link::Attach);
+        let sw = add(
+            &mut t,
+            s.id.get_ref().clone(),
+            s.label.clone(),
+            NodeKind::Switch {
+                part: s.part.clone(),
+            },
+            s.confidence,
+            s.source.clone(),
+        );
+        let rate = LinkRate::new(g, w);
+        t.link(
+            port,
+            sw,
+            Link::Pcie {
+                rate,
+                max: Some(LinkRate::new(gen_of(*s.generation.get_ref()), w)),
+            },
+        );
+        switch_nodes.insert(s.id.get_ref().clone(), sw);
+    }
+
+    // -- bays
+    let mut bays: BTreeMap<u16, BayInfo> = BTreeMap::new();
+    let mut switch_port_count: HashMap<String, usize> = HashMap::new();
+    for g in &bays_def {
+        let numbers = parse_bay_list(g.bays.get_ref()).unwrap_or_default();
+        let rated = [&g.backplane_gen, &g.cable_gen]
+            .into_iter()
+            .flatten()
+            .map(|v| gen_of(*v.get_ref()))
+            .min();
+        // Where the group hangs: one parent for the whole group (card, controller) or one
+        // port per bay (direct, switch).
+        let group_parent: Option<NodeIndex> = match g.via {
+            Via::Card | Via::Controller => slots
+                .get(g.to.get_ref())
+                .and_then(|s| s.card.as_ref().map(|(c, _)| *c))
+                .filter(|&c| {
+                    let class = match &t.node(c).kind {
+                        NodeKind::Device { class, .. } => Some(*class),
+                        _ => None,
+                    };
+                    match g.via {
+                        Via::Card => class == Some(DeviceClass::Extender),
+                        _ => matches!(class, Some(DeviceClass::Raid | DeviceClass::Hba)),
+                    }
+                }),
+            _ => None,
+        };
+        // For an extender card, the drives hang off its ports (made in place_card).
+        let card_ports: Vec<NodeIndex> = group_parent
+            .filter(|_| g.via == Via::Card)
+            .map(|c| {
+                // A switch card's ports sit below its switch.
+                t.children(c)
+                    .into_iter()
+                    .flat_map(|p| match t.node(p).kind {
+                        NodeKind::Switch { .. } => t.children(p),
+                        _ => vec![p],
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let group_node = match (g.via, group_parent) {
+            (Via::Controller, Some(ctrl)) => {
+                let bp = add(
+                    &mut t,
+                    format!("{}/backplane{}", g.to.get_ref(), g.bays.get_ref()),
+                    g.backplane
+                        .clone()
+                        .unwrap_or_else(|| format!("Backplane (bays {})", g.bays.get_ref())),
+                    NodeKind::Backplane,
+                    g.confidence,
+                    g.source.clone(),
+                );
+                t.link(ctrl, bp, Link::Attach);
+                Some(bp)
+            }
+            _ => None,
+        };
+        for (k, &n) in numbers.iter().enumerate() {
+            let label = format!("Bay {n}");
+            let mut bay = Node::new(format!("bay{n}"), label, NodeKind::Bay { number: n });
+            bay.rated_gen = rated;
+            bay.confidence = g.confidence;
+            bay.source = Some(bay_source(g));
+            let Ok(bix) = t.add_node(bay) else {
+                continue;
+            };
+            let parent = match g.via {
+                Via::Controller => group_node,
+                Via::Card => card_ports.get(k).copied(),
+                Via::Direct => rcs.get(g.to.get_ref()).map(|&rc| {
+                    let gg = rc_gen(g.to.get_ref());
+                    let port = add(
+                        &mut t,
+                        format!("{}/bay{n}", g.to.get_ref()),
+                        format!("Root port (bay {n})"),
+                        NodeKind::RootPort {
+                            width: g.width,
+                            generation: gg,
+                        },
+                        g.confidence,
+                        None,
+                    );
+                    t.link(rc, port, Link::Attach);
+                    port
+                }),
+                Via::Switch => switch_nodes.get(g.to.get_ref()).map(|&sw| {
+                    let count = switch_port_count.entry(g.to.get_ref().clone()).or_default();
+                    *count += 1;
+                    let sgen = switches_def
+                        .iter()
+                        .find(|s| s.id.get_ref() == g.to.get_ref())
+                        .map(|s| gen_of(*s.generation.get_ref()))
+                        .unwrap_or(Gen::G3);
+                    let port = add(
+                        &mut t,
+                        format!("{}/port{}", g.to.get_ref(), count),
+                        format!("Downstream port {count} (bay {n})"),
+                        NodeKind::SwitchPort {
+                            width: g.width,
+                            generation: sgen,
+                        },
+                        g.confidence,
+                        None,
+                    );
+                    t.link(sw, port, Link::Attach);
+                    port
+                }),
+            };
+            if let Some(p) = parent {
+                t.link(p, bix, Link::Attach);
+            }
+            bays.insert(
+                n,
+                BayInfo {
+                    number: n,
+                    group: g.clone(),
+                    node: Some(bix),
+                    drive: None,
+                },
+            );
+        }
+    }
+
+    // -- drives requested by the build
+    for (list, part_id, bspan, pspan) in &req.bays {
+        let bloc = req.loc(&Some(bspan.clone()));
+        let ploc = req.loc(&Some(pspan.clone()));
+        let numbers = match parse_bay_list(list) {
+            Ok(n) => n,
+            Err(e) => {
+                findings.push(Finding::error("LP0101", e).at(bloc));
+                continue;
+            }
+        };
+        let Some(part) = catalog.part(part_id) else {
+            findings.push(unknown_part(catalog, part_id, ploc));
+            continue;
+        };
+        if !part.def.class.is_drive() {
+            findings.push(
+                Finding::error(
+                    "LP0113",
+                    format!(
+                        "`{part_id}` is a {}, not a drive: place it in a slot",
+                        part.def.class.name()
+                    ),
+                )
+                .at(ploc),
+            );
+            continue;
+        }
+        let mut missing = Vec::new();
+        for n in numbers {
+            let Some(info) = bays.get(&n).cloned() else {
+                missing.push(n);
+                continue;
+            };
+            if let Some((_, prev)) = &info.drive {
+                findings.push(
+                    Finding::error("LP0112", format!("bay {n} already holds `{prev}`"))
+                        .at(bloc.clone()),
+                );
+                continue;
+            }
+            let iface = part.def.interface.unwrap_or(Interface::Sata);
+            if !info.group.interfaces.contains(&iface) {
+                let accepts: Vec<&str> = info.group.interfaces.iter().map(|i| i.name()).collect();
+                findings.push(
+                    Finding::error(
+                        "LP0103",
+                        format!(
+                            "bay {n} takes {} drives; {} is {}",
+                            accepts.join("/"),
+                            part.def.name,
+                            iface.name()
+                        ),
+                    )
+                    .with_help(bay_interface_help(&bays, iface))
+                    .at(bloc.clone())
+                    .at_node(format!("Bay {n}")),
+                );
+                continue;
+            }
+            if part.def.size.as_deref() == Some("3.5") && info.group.size == "2.5" {
+                findings.push(
+                    Finding::error(
+                        "LP0106",
+                        format!("bay {n} is 2.5\"; {} is a 3.5\" drive", part.def.name),
+                    )
+                    .at(bloc.clone()),
+                );
+                continue;
+            }
+            let Some(bix) = info.node else { continue };
+            let connected = t.parent(bix).is_some();
+            if !connected {
+                let (what, help) = match info.group.via {
+                    Via::Card => (
+                        format!(
+                            "bay {n} is cabled to an NVMe extender card in {}, and that slot holds none",
+                            slot_label(&slots, info.group.to.get_ref())
+                        ),
+                        format!(
+                            "add an NVMe extender card to {} (see `laneplan show {}`)",
+                            slot_label(&slots, info.group.to.get_ref()),
+                            def.id.get_ref()
+                        ),
+                    ),
+                    _ => (
+                        format!(
+                            "bay {n} is served by the storage controller in {}, and that slot holds none",
+                            slot_label(&slots, info.group.to.get_ref())
+                        ),
+                        format!(
+                            "add a PERC or HBA to {}",
+                            slot_label(&slots, info.group.to.get_ref())
+                        ),
+                    ),
+                };
+                findings.push(
+                    Finding::error("LP0114", what)
+                        .with_help(help)
+                        .at(bloc.clone()),
+                );
+            }
+            let drive = place_drive(&mut t, bix, n, part);
+            if let Some(b) = bays.get_mut(&n) {
+                b.drive = Some((drive, part_id.clone()));
+            }
+        }
+        if !missing.is_empty() {
+            let have: Vec<u16> = bays.keys().copied().collect();
+            findings.push(
+                Finding::error(
+                    "LP0101",
+                    format!(
+                        "no bay {} with the chosen options",
+                        missing
+                            .iter()
+                            .map(u16::to_string)
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                )
+                .with_help(format!("bays are {}", compress_ranges(&have)))
+                .at(bloc),
+            );
+        }
+    }
+
+    let plan = Plan {
+        topology: t,
+        platform_id: def.id.get_ref().clone(),
+        platform_name: def.name.clone(),
+        build_name: req.name.clone(),
+        options: chosen,
+        slots,
+        bays,
+        root_complexes: rcs,
+        rc_defs,
+        switches: switch_nodes,
+        card_rules: def.card_rules.clone(),
+        double_width_slots,
+    };
+    (plan, findings)
+}
+
+/// A card to place: slot id, part id, and where the build names each.
+type Fill = (String, String, Option<Range<usize>>, Option<Range<usize>>);
+
+fn bay_source(g: &BayGroupDef) -> String {
+    let mut parts = Vec::new();
+    if let Some(b) = &g.backplane {
+        parts.push(match &g.backplane_gen {
+            Some(v) => format!("{b} (Gen{})", v.get_ref()),
+            None => b.clone(),
+        });
+    }
+    if let Some(c) = &g.cable {
+        parts.push(match &g.cable_gen {
+            Some(v) => format!("{c} (Gen{})", v.get_ref()),
+            None => c.clone(),
+        });
+    }
+    parts.join(", ")
+}
+
+fn slot_label(slots: &BTreeMap<String, SlotInfo>, id: &str) -> String {
+    slots
+        .get(id)
+        .map(|s| s.def.label.clone())
+        .unwrap_or_else(|| id.to_string())
+}
+
+fn bay_interface_help(bays: &BTreeMap<u16, BayInfo>, iface: Interface) -> String {
+    let ok: Vec<u16> = bays
+        .values()
+        .filter(|b| b.group.interfaces.contains(&iface))
+        .map(|b| b.number)
+        .collect();
+    if ok.is_empty() {
+        format!(
+            "no bay takes {} drives with the chosen options: pick another front option",
+            iface.name()
+        )
+    } else {
+        format!("{} bays: {}", iface.name(), compress_ranges(&ok))
+    }
+}
+
+/// `[0,1,2,5]` -> `0-2, 5`.
+pub fn compress_ranges(v: &[u16]) -> String {
+    let mut out: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < v.len() {
+        let mut j = i;
+        while j + 1 < v.len() && v[j + 1] == v[j] + 1 {
+            j += 1;
+        }
+        out.push(if i == j {
+            v[i].to_string()
+        } else {
+            format!("{}-{}", v[i], v[j])
+        });
+        i = j + 1;
+    }
+    out.join(", ")
+}
+
+fn unknown_part(catalog: &Catalog, id: &str, loc: Location) -> Finding {
+    // Suggest the closest ids by shared prefix, like a linter would.
+    let mut near: Vec<&str> = catalog
+        .parts
+        .keys()
+        .map(String::as_str)
+        .filter(|k| {
+            let p = id.split('-').next().unwrap_or(id);
+            !p.is_empty() && k.starts_with(p)
+        })
+        .collect();
+    near.truncate(5);
+    let help = if near.is_empty() {
+        "`laneplan parts` lists the catalogue".to_string()
+    } else {
+        format!("did you mean: {}", near.join(", "))
+    };
+    Finding::error("LP0102", format!("unknown part `{id}`"))
+        .with_help(help)
+        .at(loc)
+}
+
+fn add(
+    t: &mut Topology,
+    id: String,
+    label: String,
+    kind: NodeKind,
+    confidence: Confidence,
+    source: Option<String>,
+) -> NodeIndex {
+    let mut n = Node::new(id.clone(), label, kind);
+    n.confidence = confidence;
+    n.source = source;
+    match t.add_node(n.clone()) {
+        Ok(ix) => ix,
+        // Ids are validated unique per file; a clash here means two groups share a name.
+        // Keep going with a suffixed id rather than failing the whole plan.
+        Err(_) => {
+            n.id = format!("{id}#{}", t.graph.node_count());
+            t.add_node(n).unwrap_or_default()
+        }
+    }
+}
+
+/// Mechanical, electrical and size checks of a card against its slot.
+fn check_card_fits(info: &SlotInfo, part: &Part, loc: &Location) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let s = &info.def;
+    let fits = if part.def.fits.is_empty() {
+        vec![SlotKind::Pcie]
+    } else {
+        part.def.fits.clone()
+    };
+    if !fits.contains(&s.kind) {
+        out.push(
+            Finding::error(
+                "LP0113",
+                format!(
+                    "{} does not fit {} (a {:?} slot)",
+                    part.def.name, s.label, s.kind
+                ),
+            )
+            .with_help(format!("it fits: {fits:?}"))
+            .at(loc.clone()),
+        );
+        return out;
+    }
+    let mech = *s.mechanical.get_ref();
+    let elec = *s.electrical.get_ref();
+    if part.mechanical() > mech {
+        out.push(
+            Finding::error(
+                "LP0105",
+                format!(
+                    "{} has an x{} edge; {} has an x{} connector: it does not fit",
+                    part.def.name,
+                    part.mechanical(),
+                    s.label,
+                    mech
+                ),
+            )
+            .with_help("use a slot with an x16 connector")
+            .at(loc.clone()),
+        );
+    } else if part.width() > elec {
+        out.push(
+            Finding::warning(
+                "LP0104",
+                format!(
+                    "{} is x{}; {} is wired x{}: it runs at x{}",
+                    part.def.name,
+                    part.width(),
+                    s.label,
+                    elec,
+                    elec
+                ),
+            )
+            .with_help("an x16-wired slot gives it all its lanes")
+            .at(loc.clone()),
+        );
+    }
+    if let (Some(ph), Some(sh)) = (part.def.height, s.height)
+        && ph > sh
+    {
+        out.push(
+            Finding::error(
+                "LP0106",
+                format!(
+                    "{} is full height; {} takes low-profile cards",
+                    part.def.name, s.label
+                ),
+            )
+            .at(loc.clone()),
+        );
+    }
+    if let (Some(pl), Some(sl)) = (part.def.length, s.length)
+        && pl > sl
+    {
+        out.push(
+            Finding::error(
+                "LP0106",
+                format!(
+                    "{} is full length; {} takes half-length cards",
+                    part.def.name, s.label
+                ),
+            )
+            .at(loc.clone()),
+        );
+    }
+    out
+}
+
+/// Puts a card into a slot; extender cards get one port node per drive.
+fn place_card(
+    t: &mut Topology,
+    info: &SlotInfo,
+    part: &Part,
+    rc_defs: &BTreeMap<String, RootComplexDef>,
+) -> NodeIndex {
+    let slot_gen = t.node(info.slot).rated_gen.unwrap_or(Gen::G3);
+    let elec = *info.def.electrical.get_ref();
+    let card_id = format!("{}/card", info.def.id.get_ref());
+    let mut n = Node::new(
+        card_id.clone(),
+        part.def.name.clone(),
+        NodeKind::Device {
+            class: part.def.class,
+            part: Some(part.id().to_string()),
+            perf: part.def.perf,
+        },
+    );
+    n.confidence = part.def.confidence;
+    n.source = part.def.source.clone();
+    let card = t.add_node(n).unwrap_or(info.slot);
+    let max = LinkRate::new(part.generation(), part.width());
+    let rate = LinkRate::new(part.generation().min(slot_gen), part.width().min(elec));
+    t.link(
+        info.slot,
+        card,
+        Link::Pcie {
+            rate,
+            max: Some(max),
+        },
+    );
+    if part.def.class == DeviceClass::Extender {
+        let ports = part.def.ports.unwrap_or(4);
+        let pw = part.def.port_width.unwrap_or(4);
+        let sw = part.def.switch.clone();
+        let _ = rc_defs;
+        let parent = if let Some(sw_part) = sw {
+            let s = t
+                .add_node(Node::new(
+                    format!("{card_id}/switch"),
+                    format!("{sw_part} switch"),
+                    NodeKind::Switch {
+                        part: Some(sw_part),
+                    },
+                ))
+                .unwrap_or(card);
+            t.link(card, s, Link::Attach);
+            Some(s)
+        } else {
+            None
+        };
+        for p in 0..ports {
+            let kind = if parent.is_some() {
+                NodeKind::SwitchPort {
+                    width: pw,
+                    generation: part.generation(),
+                }
+            } else {
+                NodeKind::Cable
+            };
+            let label = if parent.is_some() {
+                format!("Downstream port {p}")
+            } else {
+                format!("Port {p} (x{pw} from the bifurcated slot)")
+            };
+            let mut pn = Node::new(format!("{card_id}/p{p}"), label, kind);
+            pn.rated_gen = Some(part.generation().min(slot_gen));
+            let pix = t.add_node(pn).unwrap_or(card);
+            t.link(parent.unwrap_or(card), pix, Link::Attach);
+        }
+    }
+    card
+}
+
+/// Puts a drive into a bay and trains its link.
+fn place_drive(t: &mut Topology, bay: NodeIndex, n: u16, part: &Part) -> NodeIndex {
+    let mut node = Node::new(
+        format!("bay{n}/drive"),
+        part.def.name.clone(),
+        NodeKind::Device {
+            class: part.def.class,
+            part: Some(part.id().to_string()),
+            perf: part.def.perf,
+        },
+    );
+    node.confidence = part.def.confidence;
+    node.source = part.def.source.clone();
+    let d = t.add_node(node).unwrap_or(bay);
+    let link = match part.def.interface {
+        Some(Interface::Nvme) => {
+            let (g, w) = train_upstream(t, bay, part.generation(), part.width());
+            Link::Pcie {
+                rate: LinkRate::new(g, w),
+                max: Some(LinkRate::new(part.generation(), part.width())),
+            }
+        }
+        Some(Interface::Sas) => Link::Storage {
+            protocol: StorageProtocol::Sas,
+            gbps: 12.0,
+        },
+        _ => Link::Storage {
+            protocol: StorageProtocol::Sata,
+            gbps: 6.0,
+        },
+    };
+    t.link(bay, d, link);
+    d
+}
+
+/// Walks up from a bay to the port that is the drive's link partner, taking the lowest
+/// generation and narrowest width on the way.
+fn train_upstream(t: &Topology, from: NodeIndex, mut g: Gen, mut w: u8) -> (Gen, u8) {
+    for (ix, _) in t.path_to_root(from) {
+        let node = t.node(ix);
+        if let Some(r) = node.rated_gen {
+            g = g.min(r);
+        }
+        match &node.kind {
+            NodeKind::RootPort { width, generation }
+            | NodeKind::SwitchPort { width, generation } => {
+                return (g.min(*generation), w.min(*width));
+            }
+            NodeKind::Slot { electrical, .. } => w = w.min(*electrical),
+            _ => {}
+        }
+    }
+    (g, w)
+}

@@ -1,0 +1,99 @@
+//! JSON output. Every document carries `schema_version`; `docs/JSON.md` documents the
+//! fields. Bump the version when a field changes meaning or disappears (additions keep it).
+
+use crate::finding::Finding;
+use crate::plan::Report;
+use crate::plan::budget::Budget;
+use crate::platform::Catalog;
+use crate::topology::{Link, Node, Topology};
+use serde::Serialize;
+use serde_json::{Value, json};
+
+pub const SCHEMA_VERSION: u32 = 1;
+
+#[derive(Serialize)]
+struct JsonNode<'a> {
+    #[serde(flatten)]
+    node: &'a Node,
+    /// Parent node id (absent for roots).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    parent: Option<&'a str>,
+    /// The link from the parent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    link: Option<&'a Link>,
+}
+
+/// The topology as a flat node list in depth-first order (stable).
+pub fn topology(t: &Topology) -> Value {
+    let nodes: Vec<JsonNode> = t
+        .depth_first()
+        .into_iter()
+        .map(|ix| {
+            let up = t.parent_edge(ix);
+            JsonNode {
+                node: t.node(ix),
+                parent: up.map(|(p, _)| t.node(p).id.as_str()),
+                link: up.map(|(_, e)| &t.graph[e]),
+            }
+        })
+        .collect();
+    let fabric: Vec<Value> = t
+        .fabric_links()
+        .into_iter()
+        .map(|(a, b, l)| json!({"between": [t.node(a).id, t.node(b).id], "link": l}))
+        .collect();
+    json!({ "name": t.name, "nodes": nodes, "fabric": fabric })
+}
+
+pub fn platforms(catalog: &Catalog) -> Value {
+    let list: Vec<Value> = catalog
+        .platforms
+        .values()
+        .map(|p| {
+            let d = &p.def;
+            json!({
+                "id": d.id.get_ref(),
+                "name": d.name,
+                "form": d.form,
+                "sockets": d.sockets.len(),
+                "lanes": d.sockets.iter().map(|s| u32::from(*s.lanes.get_ref())).sum::<u32>(),
+                "options": d.options.iter().map(|o| json!({
+                    "key": o.key.get_ref(),
+                    "label": o.label,
+                    "default": o.default.get_ref(),
+                    "choices": o.choices.iter().map(|c| json!({
+                        "value": c.value.get_ref(), "label": c.label
+                    })).collect::<Vec<_>>(),
+                })).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    json!({ "schema_version": SCHEMA_VERSION, "platforms": list })
+}
+
+pub fn budget(b: &Budget) -> Value {
+    serde_json::to_value(b).unwrap_or(Value::Null)
+}
+
+pub fn findings(f: &[Finding]) -> Value {
+    serde_json::to_value(f).unwrap_or(Value::Null)
+}
+
+/// `show` and `check` share one document shape.
+pub fn report(r: &Report, extra: Option<(&str, Value)>) -> Value {
+    let mut v = json!({
+        "schema_version": SCHEMA_VERSION,
+        "platform": r.plan.platform_id,
+        "platform_name": r.plan.platform_name,
+        "build": r.plan.build_name,
+        "file": r.file,
+        "options": r.plan.options,
+        "findings": findings(&r.findings),
+        "budget": budget(&r.budget),
+        "topology": topology(&r.plan.topology),
+    });
+    if let (Some((k, x)), Some(obj)) = (extra, v.as_object_mut()) {
+        obj.insert(k.to_string(), x);
+    }
+    v
+}

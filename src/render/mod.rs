@@ -1,0 +1,4 @@
+//! Renderers: text for people, JSON for programs. They read models; they never decide.
+
+pub mod json;
+pub mod text;
