@@ -103,6 +103,17 @@ pub struct InputErrors {
     pub errors: Vec<InputError>,
 }
 
+impl InputErrors {
+    /// One error reads best on its own; several come under a summary.
+    pub fn into_report(mut self) -> miette::Report {
+        if self.errors.len() == 1 {
+            miette::Report::new(self.errors.remove(0))
+        } else {
+            miette::Report::new(self)
+        }
+    }
+}
+
 impl From<InputError> for InputErrors {
     fn from(e: InputError) -> Self {
         InputErrors { errors: vec![e] }

@@ -18,7 +18,7 @@ pub struct CatalogArgs {
 
 impl CatalogArgs {
     pub fn load(&self) -> Result<Catalog> {
-        Catalog::with_dir(self.platform_dir.as_deref()).map_err(miette::Report::new)
+        Catalog::with_dir(self.platform_dir.as_deref()).map_err(|e| e.into_report())
     }
 }
 

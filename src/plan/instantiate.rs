@@ -482,46 +482,74 @@ pub fn instantiate(platform: &Platform, catalog: &Catalog, req: &Request) -> (Pl
         }
     }
 
-    // -- switches
+    // -- switches: uplinked to a root complex or, cascaded, to another switch. Validation
+    // refused cycles, so creating them in dependency order always makes progress.
     let mut switch_nodes: BTreeMap<String, NodeIndex> = BTreeMap::new();
-    for s in &switches_def {
-        let Some(&rc) = rcs.get(s.uplink.get_ref()) else {
-            continue;
-        };
-        let g = gen_of(*s.generation.get_ref()).min(rc_gen(s.uplink.get_ref()));
-        let w = *s.uplink_width.get_ref();
-        let port = add(
-            &mut t,
-            format!("{}/{}", s.uplink.get_ref(), s.id.get_ref()),
-            format!("Root port ({})", s.label),
-            NodeKind::RootPort {
-                width: w,
-                generation: g,
-            },
-            s.confidence,
-            None,
-        );
-        t.link(rc, port, Link::Attach);
-        let sw = add(
-            &mut t,
-            s.id.get_ref().clone(),
-            s.label.clone(),
-            NodeKind::Switch {
-                part: s.part.clone(),
-            },
-            s.confidence,
-            s.source.clone(),
-        );
-        let rate = LinkRate::new(g, w);
-        t.link(
-            port,
-            sw,
-            Link::Pcie {
-                rate,
-                max: Some(LinkRate::new(gen_of(*s.generation.get_ref()), w)),
-            },
-        );
-        switch_nodes.insert(s.id.get_ref().clone(), sw);
+    let mut switch_gen: HashMap<String, Gen> = HashMap::new();
+    let mut pending: Vec<&SwitchDef> = switches_def.iter().collect();
+    while !pending.is_empty() {
+        let before = pending.len();
+        let mut rest = Vec::new();
+        for s in pending {
+            let up = s.uplink.get_ref();
+            let (parent, up_gen) = if let Some(&rc) = rcs.get(up) {
+                (rc, rc_gen(up))
+            } else if let Some(&sw) = switch_nodes.get(up) {
+                (sw, switch_gen[up])
+            } else if switches_def.iter().any(|d| d.id.get_ref() == up) {
+                rest.push(s);
+                continue;
+            } else {
+                continue;
+            };
+            let own = gen_of(*s.generation.get_ref());
+            let g = own.min(up_gen);
+            let w = *s.uplink_width.get_ref();
+            let port_kind = if rcs.contains_key(up) {
+                NodeKind::RootPort {
+                    width: w,
+                    generation: up_gen,
+                }
+            } else {
+                NodeKind::SwitchPort {
+                    width: w,
+                    generation: up_gen,
+                }
+            };
+            let port = add(
+                &mut t,
+                format!("{up}/{}", s.id.get_ref()),
+                format!("Port to {}", s.label),
+                port_kind,
+                s.confidence,
+                None,
+            );
+            t.link(parent, port, Link::Attach);
+            let sw = add(
+                &mut t,
+                s.id.get_ref().clone(),
+                s.label.clone(),
+                NodeKind::Switch {
+                    part: s.part.clone(),
+                },
+                s.confidence,
+                s.source.clone(),
+            );
+            t.link(
+                port,
+                sw,
+                Link::Pcie {
+                    rate: LinkRate::new(g, w),
+                    max: Some(LinkRate::new(own, w)),
+                },
+            );
+            switch_nodes.insert(s.id.get_ref().clone(), sw);
+            switch_gen.insert(s.id.get_ref().clone(), own);
+        }
+        if rest.len() == before {
+            break;
+        }
+        pending = rest;
     }
 
     // -- bays

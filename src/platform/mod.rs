@@ -316,7 +316,9 @@ fn validate_platform(def: &PlatformFile, file: &SourceFile) -> Result<(), InputE
         }
         for s in switches_ {
             dup(&s.id, errors);
-            refer(&s.uplink, &rcs, "root complex", errors);
+            if !switches.contains(s.uplink.get_ref().as_str()) {
+                refer(&s.uplink, &rcs, "root complex or switch", errors);
+            }
             check_width(&s.uplink_width, file, errors);
             check_gen(&s.generation, file, errors);
         }
@@ -351,6 +353,40 @@ fn validate_platform(def: &PlatformFile, file: &SourceFile) -> Result<(), InputE
         &def.builtins,
         &mut errors,
     );
+    // Cascaded switches must not form a cycle (a -> b -> a).
+    let all_switches: Vec<&SwitchDef> = def
+        .switches
+        .iter()
+        .chain(
+            def.options
+                .iter()
+                .flat_map(|o| o.choices.iter().flat_map(|c| &c.switches)),
+        )
+        .collect();
+    let uplink_of = |id: &str| {
+        all_switches
+            .iter()
+            .find(|s| s.id.get_ref() == id)
+            .map(|s| s.uplink.get_ref().as_str())
+    };
+    for s in &all_switches {
+        let mut seen = vec![s.id.get_ref().as_str()];
+        let mut cur = s.uplink.get_ref().as_str();
+        while let Some(next) = uplink_of(cur) {
+            seen.push(cur);
+            if cur == s.id.get_ref() {
+                errors.push(file.error(
+                    s.uplink.span(),
+                    format!("switch uplinks form a cycle: {}", seen.join(" -> ")),
+                ));
+                break;
+            }
+            if seen.len() > all_switches.len() + 1 {
+                break;
+            }
+            cur = next;
+        }
+    }
     let mut keys = HashSet::new();
     for o in &def.options {
         if !keys.insert(o.key.get_ref().clone()) {

@@ -174,7 +174,7 @@ fn pcie_kind() -> SlotKind {
 pub struct SwitchDef {
     pub id: S<String>,
     pub label: String,
-    /// A root complex id.
+    /// A root complex id, or another switch's id (cascaded switches).
     pub uplink: S<String>,
     pub uplink_width: S<u8>,
     #[serde(rename = "gen")]

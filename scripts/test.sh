@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# The test command: installs the system tools the tests compare against or render with,
+# then runs the whole test suite. Tests that need a tool fail loudly without it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need=()
+command -v lspci >/dev/null 2>&1 || need+=(pciutils)
+command -v dot >/dev/null 2>&1 || need+=(graphviz)
+command -v fio >/dev/null 2>&1 || need+=(fio)
+command -v rsvg-convert >/dev/null 2>&1 || need+=(librsvg2-bin)
+command -v losetup >/dev/null 2>&1 || need+=(mount)
+if [ ${#need[@]} -gt 0 ]; then
+  echo "installing: ${need[*]}"
+  if [ "$(id -u)" -eq 0 ]; then sudo=""; else sudo="sudo"; fi
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+
+cargo test --all-targets "$@"
+# Doc tests are not part of --all-targets.
+cargo test --doc "$@"
