@@ -211,6 +211,9 @@ pub struct Node {
     pub source: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pci: Option<PciIdent>,
+    /// A remark for people (`reserved for the NVMe extender cards`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 impl Node {
@@ -223,6 +226,7 @@ impl Node {
             confidence: Confidence::Documented,
             source: None,
             pci: None,
+            note: None,
         }
     }
 }
@@ -233,6 +237,15 @@ impl Node {
 pub enum FabricKind {
     Upi,
     Xgmi,
+}
+
+impl std::fmt::Display for FabricKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            FabricKind::Upi => "UPI",
+            FabricKind::Xgmi => "xGMI",
+        })
+    }
 }
 
 /// Storage protocols below a controller.

@@ -378,6 +378,9 @@ pub fn instantiate(platform: &Platform, catalog: &Catalog, req: &Request) -> (Pl
             },
         );
         slot.rated_gen = Some(g);
+        slot.note = reserved
+            .get(s.id.get_ref())
+            .map(|by| format!("reserved by {by}"));
         slot.confidence = s.confidence;
         slot.source = s.source.clone();
         let slot = t.add_node(slot).unwrap_or(port);

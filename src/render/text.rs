@@ -75,6 +75,21 @@ pub fn tree(t: &Topology) -> String {
             subtree(t, c, "", k + 1 == kids.len(), &mut out);
         }
     }
+    for (a, b, l) in t.fabric_links() {
+        if let Link::Fabric {
+            fabric,
+            links,
+            gbs_per_direction,
+        } = l
+        {
+            let _ = writeln!(
+                out,
+                "\n{} <-> {}: {fabric} x{links}, {gbs_per_direction:.1} GB/s per direction",
+                t.node(a).label,
+                t.node(b).label
+            );
+        }
+    }
     if !loose.is_empty() {
         out.push_str("\nNot connected (their card or controller is not installed):\n");
         for (k, &b) in loose.iter().enumerate() {
@@ -185,10 +200,10 @@ fn node_line(t: &Topology, ix: NodeIndex) -> String {
                 String::new()
             };
             let generation = n.rated_gen.map(|g| format!(" {g}")).unwrap_or_default();
-            let empty = if t.children(ix).is_empty() {
-                "  (empty)"
-            } else {
-                ""
+            let empty = match (&n.note, t.children(ix).is_empty()) {
+                (Some(note), true) => format!("  ({note})"),
+                (None, true) => "  (empty)".to_string(),
+                _ => String::new(),
             };
             format!(
                 "{} [x{electrical}{conn}{generation}{riser}]{empty}",
