@@ -298,8 +298,9 @@ pub fn run_uring(mut p: JobParams) -> std::io::Result<JobStats> {
     let mut now = now_ns();
     let (submitter, mut sq, mut cq) = ring.split();
     loop {
-        // Reap everything available.
+        // Reap everything available; see what the kernel consumed of the SQ.
         cq.sync();
+        sq.sync();
         let mut reaped = 0u64;
         for cqe in &mut cq {
             let idx = cqe.user_data() as usize;

@@ -373,8 +373,14 @@ fn run_set(
     for per_target in handles {
         let mut s = JobStats::new();
         for h in per_target {
-            if let Ok(js) = h.join() {
-                s.merge(&js);
+            match h.join() {
+                Ok(js) => s.merge(&js),
+                Err(_) => {
+                    let mut js = JobStats::new();
+                    js.errors = 1;
+                    js.first_error = Some("a probe job panicked".into());
+                    s.merge(&js);
+                }
             }
         }
         let end = s.end_ns.max(ramp_end);
