@@ -485,7 +485,12 @@ fn build_ring(qd: u32) -> std::io::Result<(io_uring::IoUring, String)> {
         ("plain", |_| {}),
     ];
     let mut last = None;
-    for (name, f) in attempts {
+    // LANEPLAN_RING_SETUP=coop_taskrun|plain starts lower in the list (for comparisons).
+    let from = std::env::var("LANEPLAN_RING_SETUP")
+        .ok()
+        .and_then(|v| attempts.iter().position(|a| a.0 == v))
+        .unwrap_or(0);
+    for &(name, f) in &attempts[from..] {
         let mut b = io_uring::IoUring::builder();
         b.setup_cqsize(entries * 2);
         f(&mut b);
