@@ -3,6 +3,6 @@
 //! See `docs/ARCHITECTURE.md` for the map of the code.
 
 pub mod finding;
-pub mod probe;
 pub mod pcie;
+pub mod probe;
 pub mod topology;

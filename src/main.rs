@@ -20,7 +20,7 @@ enum Command {
     /// The man page (roff) on stdout.
     Man,
     /// Direct-I/O probes of block devices or files (read-only unless --write).
-    Probe(cmd::probe::ProbeArgs),
+    Probe(Box<cmd::probe::ProbeArgs>),
 }
 
 fn main() -> ExitCode {
@@ -36,7 +36,7 @@ fn main() -> ExitCode {
             Ok(ExitCode::SUCCESS)
         }
         Command::Man => cmd::man(Cli::command()),
-        Command::Probe(args) => cmd::probe::run(args),
+        Command::Probe(args) => cmd::probe::run(*args),
     };
     result.unwrap_or_else(cmd::report_error)
 }

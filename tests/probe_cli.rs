@@ -16,11 +16,25 @@ fn json_shape() {
     let f = d.path().join("t.img");
     random_file(&f, 1 << 20);
     let out = lp()
-        .args(["probe", "--ios", "250", "--qd", "4", "--json", "--ceiling-read", "2.5"])
+        .args([
+            "probe",
+            "--ios",
+            "250",
+            "--qd",
+            "4",
+            "--json",
+            "--ceiling-read",
+            "2.5",
+        ])
         .arg(&f)
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["schema_version"], 1);
     assert_eq!(v["mode"], "sequential");
@@ -33,13 +47,26 @@ fn json_shape() {
     assert_eq!(d0["reads"], 250);
     assert_eq!(d0["bytes"], 250 * 4096);
     assert_eq!(d0["ceiling_gbs"], 2.5);
-    for k in ["iops", "mb_per_s", "seconds", "cpu_seconds", "cpu_us_per_io", "ceiling_pct"] {
+    for k in [
+        "iops",
+        "mb_per_s",
+        "seconds",
+        "cpu_seconds",
+        "cpu_us_per_io",
+        "ceiling_pct",
+    ] {
         assert!(d0[k].is_number(), "{k} missing");
     }
     for k in ["mean_us", "p50_us", "p99_us", "p99_9_us", "max_us"] {
         assert!(d0["latency"][k].is_number(), "latency.{k} missing");
     }
-    assert!(v["findings"].as_array().unwrap().iter().any(|f| f["code"] == "LP0412"));
+    assert!(
+        v["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["code"] == "LP0412")
+    );
 }
 
 #[test]
@@ -51,7 +78,9 @@ fn human_output_has_the_table() {
         .arg(&f)
         .assert()
         .success()
-        .stdout(predicate::str::contains("64k-seqread: bs 64k Sequential read 100 % qd 16"))
+        .stdout(predicate::str::contains(
+            "64k-seqread: bs 64k Sequential read 100 % qd 16",
+        ))
         .stdout(predicate::str::contains("t.img"))
         .stdout(predicate::str::contains("p99 µs"));
 }
@@ -66,7 +95,9 @@ fn write_without_flag_is_refused_with_exit_2() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("LP0401"))
-        .stderr(predicate::str::contains("probes are read-only unless --write is given"));
+        .stderr(predicate::str::contains(
+            "probes are read-only unless --write is given",
+        ));
 }
 
 #[test]
@@ -79,7 +110,9 @@ fn input_errors_exit_2() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("give --size"));
-    lp().args(["probe", "--svg", "x.svg", "/tmp/x"]).assert().code(2);
+    lp().args(["probe", "--svg", "x.svg", "/tmp/x"])
+        .assert()
+        .code(2);
 }
 
 #[test]
@@ -98,21 +131,35 @@ fn block_device_refusals() {
     };
     let dev = l.dev.display().to_string();
     // Write without --destroy-data-on.
-    lp().args(["probe", "--ios", "10", "--profile", "4k-randwrite", "--write", &dev])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("LP0402"))
-        .stderr(predicate::str::contains(format!("--destroy-data-on {dev}")));
+    lp().args([
+        "probe",
+        "--ios",
+        "10",
+        "--profile",
+        "4k-randwrite",
+        "--write",
+        &dev,
+    ])
+    .assert()
+    .code(2)
+    .stderr(predicate::str::contains("LP0402"))
+    .stderr(predicate::str::contains(format!("--destroy-data-on {dev}")));
     // Mounted (a fake mount table): refused even for reads.
     let fake = tempfile::tempdir().unwrap();
-    std::fs::write(fake.path().join("mounts"), format!("{dev} /mnt/x ext4 rw 0 0\n")).unwrap();
+    std::fs::write(
+        fake.path().join("mounts"),
+        format!("{dev} /mnt/x ext4 rw 0 0\n"),
+    )
+    .unwrap();
     lp().args(["probe", "--ios", "10", "--proc-root"])
         .arg(fake.path())
         .arg(&dev)
         .assert()
         .code(2)
         .stderr(predicate::str::contains("LP0403"))
-        .stderr(predicate::str::contains("has a mounted filesystem at /mnt/x"));
+        .stderr(predicate::str::contains(
+            "has a mounted filesystem at /mnt/x",
+        ));
     // Swap (fake /proc/swaps).
     std::fs::write(fake.path().join("mounts"), "").unwrap();
     std::fs::write(

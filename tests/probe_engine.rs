@@ -28,7 +28,10 @@ fn qd(qd: u32, jobs: u32) -> Overrides {
     }
 }
 
-fn go(t: &std::path::Path, o: &ProbeOptions) -> Result<laneplan::probe::results::ProbeReport, ProbeError> {
+fn go(
+    t: &std::path::Path,
+    o: &ProbeOptions,
+) -> Result<laneplan::probe::results::ProbeReport, ProbeError> {
     let stop = Arc::new(AtomicBool::new(false));
     run(
         &[ProbeTarget::from_path(t)],
@@ -54,7 +57,11 @@ fn exact_counts_on_a_file_both_engines() {
         o.engine = engine;
         let r = go(&f, &o).unwrap();
         let dev = &r.devices[0];
-        assert_eq!((dev.ios, dev.reads, dev.writes), (n, n, 0), "{engine:?} qd {q} jobs {jobs}");
+        assert_eq!(
+            (dev.ios, dev.reads, dev.writes),
+            (n, n, 0),
+            "{engine:?} qd {q} jobs {jobs}"
+        );
         assert_eq!(dev.bytes, n * 4096);
         assert_eq!(dev.errors, 0);
         let lat = dev.latency.unwrap();
@@ -123,7 +130,10 @@ fn created_file_is_prefilled() {
     assert!(data[..512 << 10].iter().filter(|&&b| b == 0).count() < 16 << 10);
     // Without --size a missing file is an input error.
     let missing = d.path().join("missing.img");
-    assert!(matches!(go(&missing, &opts("4k-randread", qd(1, 1), 1)), Err(ProbeError::Target(_))));
+    assert!(matches!(
+        go(&missing, &opts("4k-randread", qd(1, 1), 1)),
+        Err(ProbeError::Target(_))
+    ));
 }
 
 #[test]
@@ -140,7 +150,11 @@ fn rate_limit_paces_the_run() {
         let el = t0.elapsed();
         assert_eq!(r.devices[0].ios, 200);
         assert!(el >= Duration::from_millis(95), "{engine:?} ran in {el:?}");
-        assert!((1500.0..2100.0).contains(&r.devices[0].iops), "{}", r.devices[0].iops);
+        assert!(
+            (1500.0..2100.0).contains(&r.devices[0].iops),
+            "{}",
+            r.devices[0].iops
+        );
     }
 }
 
@@ -173,7 +187,14 @@ fn stop_flag_reports_partial_results() {
         std::thread::sleep(Duration::from_millis(200));
         s2.store(true, std::sync::atomic::Ordering::Relaxed);
     });
-    let r = run(&[ProbeTarget::from_path(&f)], &o, &SafetyChecker::default(), &stop, &|_| {}).unwrap();
+    let r = run(
+        &[ProbeTarget::from_path(&f)],
+        &o,
+        &SafetyChecker::default(),
+        &stop,
+        &|_| {},
+    )
+    .unwrap();
     t.join().unwrap();
     assert!(r.interrupted);
     assert!(r.devices[0].ios > 0 && r.devices[0].ios < 1_000_000_000);
@@ -188,7 +209,14 @@ fn ceiling_comparison_and_finding() {
     let mut t = ProbeTarget::from_path(&f);
     t.ceiling_read_gbs = Some(1000.0);
     let stop = Arc::new(AtomicBool::new(false));
-    let r = run(&[t], &opts("64k-seqread", qd(4, 1), 200), &SafetyChecker::default(), &stop, &|_| {}).unwrap();
+    let r = run(
+        &[t],
+        &opts("64k-seqread", qd(4, 1), 200),
+        &SafetyChecker::default(),
+        &stop,
+        &|_| {},
+    )
+    .unwrap();
     let dev = &r.devices[0];
     assert_eq!(dev.ceiling_gbs, Some(1000.0));
     assert!(dev.ceiling_pct.unwrap() < 50.0);
@@ -213,7 +241,10 @@ fn together_reports_each_and_total() {
     )
     .unwrap();
     assert_eq!(r.mode, "together");
-    assert_eq!(r.devices.iter().map(|d| d.ios).collect::<Vec<_>>(), vec![300, 300]);
+    assert_eq!(
+        r.devices.iter().map(|d| d.ios).collect::<Vec<_>>(),
+        vec![300, 300]
+    );
     assert_eq!(r.total.as_ref().unwrap().ios, 600);
     assert!(r.devices[0].cpu_seconds.is_none() && r.total.unwrap().cpu_seconds.is_some());
 }

@@ -84,7 +84,13 @@ fn curve() -> Curve {
     for (i, pct) in laneplan::probe::CURVE_STEPS.iter().enumerate() {
         let offered = 1000.0 * *pct as f64;
         let achieved = offered.min(100_000.0);
-        let mean = 80.0 + 20.0 * i as f64 + if *pct > 100 { 400.0 * (*pct - 100) as f64 } else { 0.0 };
+        let mean = 80.0
+            + 20.0 * i as f64
+            + if *pct > 100 {
+                400.0 * (*pct - 100) as f64
+            } else {
+                0.0
+            };
         points.push(CurvePoint {
             pct: Some(*pct),
             offered_iops: Some(offered),

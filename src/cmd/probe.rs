@@ -139,7 +139,8 @@ fn parse_fraction(s: &str) -> miette::Result<f64> {
     let v = if let Some(p) = t.strip_suffix('%') {
         p.trim().parse::<f64>().map(|x| x / 100.0)
     } else {
-        t.parse::<f64>().map(|x| if x > 1.0 { x / 100.0 } else { x })
+        t.parse::<f64>()
+            .map(|x| if x > 1.0 { x / 100.0 } else { x })
     }
     .map_err(|_| miette!("`{s}` is not a fraction (examples: 25%, 0.25, 100%)"))?;
     Ok(v)
@@ -189,14 +190,19 @@ pub fn run(a: ProbeArgs) -> miette::Result<ExitCode> {
         qd: a.qd,
         jobs: a.jobs,
     };
-    let mut workload = Workload::from_profile(&a.profile, &overrides).map_err(|e| miette!("{e}"))?;
+    let mut workload =
+        Workload::from_profile(&a.profile, &overrides).map_err(|e| miette!("{e}"))?;
     if let Some(t) = &a.trace {
         let text = std::fs::read_to_string(t)
             .into_diagnostic()
             .map_err(|e| miette!("{}: {e}", t.display()))?;
         let trace = Trace::parse(&text).map_err(|e| miette!("{}: {e}", t.display()))?;
         workload.name = format!("trace {}", t.display());
-        workload.read_pct = if trace.ops.iter().any(|o| o.write) { 99 } else { 100 };
+        workload.read_pct = if trace.ops.iter().any(|o| o.write) {
+            99
+        } else {
+            100
+        };
         workload.trace = Some(Arc::new(trace));
         workload.source = None;
     }

@@ -423,7 +423,11 @@ pub fn run_uring(mut p: JobParams) -> std::io::Result<JobStats> {
         sq.sync();
         // Submit and wait: for a completion, or until the next scheduled issue, or (when
         // draining) until the grace runs out.
-        let limit = if stopping { Some(drain_deadline) } else { wait_until };
+        let limit = if stopping {
+            Some(drain_deadline)
+        } else {
+            wait_until
+        };
         let r = match limit {
             None => submitter.submit_and_wait(1),
             Some(t) => {
@@ -475,9 +479,12 @@ pub fn run_uring(mut p: JobParams) -> std::io::Result<JobStats> {
 /// A ring with the fastest setup flags the kernel accepts.
 fn build_ring(qd: u32) -> std::io::Result<(io_uring::IoUring, String)> {
     let entries = qd.next_power_of_two().max(2);
-    let attempts: [(&str, fn(&mut io_uring::Builder)); 3] = [
+    type Setup = fn(&mut io_uring::Builder);
+    let attempts: [(&str, Setup); 3] = [
         ("coop_taskrun+single_issuer+defer_taskrun", |b| {
-            b.setup_coop_taskrun().setup_single_issuer().setup_defer_taskrun();
+            b.setup_coop_taskrun()
+                .setup_single_issuer()
+                .setup_defer_taskrun();
         }),
         ("coop_taskrun", |b| {
             b.setup_coop_taskrun();

@@ -187,7 +187,7 @@ pub fn prepare(
         let align = open.align;
         let mut workload = w.clone();
         for &(bs, _) in &w.bs.entries {
-            if bs as u64 % align != 0 {
+            if !(bs as u64).is_multiple_of(align) {
                 return Err(ProbeError::Input(format!(
                     "block size {bs} is not a multiple of {}'s direct I/O alignment of {align} bytes",
                     t.path.display()
@@ -229,9 +229,11 @@ pub fn prepare(
                 );
             }
         }
-        let file = Arc::new(open.file.try_clone().map_err(|e| {
-            ProbeError::Input(format!("{}: {e}", t.path.display()))
-        })?);
+        let file = Arc::new(
+            open.file
+                .try_clone()
+                .map_err(|e| ProbeError::Input(format!("{}: {e}", t.path.display())))?,
+        );
         out.push(Prepared {
             target: t.clone(),
             open,
@@ -467,10 +469,7 @@ pub fn run(
             push_device(&r.stats[i], d, &mut findings);
         }
         let sum = |f: fn(&ProbeTarget) -> Option<f64>| {
-            prepared
-                .iter()
-                .map(|p| f(&p.target))
-                .sum::<Option<f64>>()
+            prepared.iter().map(|p| f(&p.target)).sum::<Option<f64>>()
         };
         total = Some(DeviceResult::build(
             &all,

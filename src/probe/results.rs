@@ -102,7 +102,12 @@ impl DeviceResult {
         let secs = c.seconds.max(1e-9);
         let mb_per_s = bytes as f64 / secs / 1e6;
         // The ceiling for this mix: bytes split between the read and write ceilings.
-        let ceiling = match (s.read_bytes, s.write_bytes, c.ceiling_read_gbs, c.ceiling_write_gbs) {
+        let ceiling = match (
+            s.read_bytes,
+            s.write_bytes,
+            c.ceiling_read_gbs,
+            c.ceiling_write_gbs,
+        ) {
             (0, 0, _, _) => None,
             (_, 0, Some(r), _) => Some(r),
             (0, _, _, Some(w)) => Some(w),
@@ -287,7 +292,15 @@ pub fn render_table(report: &ProbeReport) -> String {
     t.force_no_tty();
     t.set_content_arrangement(comfy_table::ContentArrangement::Disabled);
     t.set_header(vec![
-        "device", "IOPS", "MB/s", "mean µs", "p50 µs", "p99 µs", "p99.9 µs", "max µs", "CPU µs/IO",
+        "device",
+        "IOPS",
+        "MB/s",
+        "mean µs",
+        "p50 µs",
+        "p99 µs",
+        "p99.9 µs",
+        "max µs",
+        "CPU µs/IO",
         "ceiling",
     ]);
     let rows = report.devices.iter().chain(report.total.iter());
@@ -325,7 +338,13 @@ pub fn render_curve_table(curve: &Curve) -> String {
     t.force_no_tty();
     t.set_content_arrangement(comfy_table::ContentArrangement::Disabled);
     t.set_header(vec![
-        "rate", "offered IOPS", "IOPS", "MB/s", "mean µs", "p99 µs", "p99.9 µs",
+        "rate",
+        "offered IOPS",
+        "IOPS",
+        "MB/s",
+        "mean µs",
+        "p99 µs",
+        "p99.9 µs",
     ]);
     for p in &curve.points {
         t.add_row(vec![

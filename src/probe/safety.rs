@@ -53,7 +53,9 @@ impl Default for SafetyChecker {
 }
 
 fn read_trim(p: &Path) -> Option<String> {
-    std::fs::read_to_string(p).ok().map(|s| s.trim().to_string())
+    std::fs::read_to_string(p)
+        .ok()
+        .map(|s| s.trim().to_string())
 }
 
 fn parse_majmin(s: &str) -> Option<(u32, u32)> {
@@ -138,7 +140,10 @@ impl SafetyChecker {
         let resolved = std::fs::canonicalize(source)
             .map(|p| p.display().to_string())
             .unwrap_or_else(|_| source.to_string());
-        let base = Path::new(&resolved).file_name()?.to_string_lossy().into_owned();
+        let base = Path::new(&resolved)
+            .file_name()?
+            .to_string_lossy()
+            .into_owned();
         ident
             .members
             .iter()
@@ -235,9 +240,7 @@ impl SafetyChecker {
                 if let Some(name) = self.member_of(ident, &unescape(src)) {
                     out.push(Refusal {
                         code: SWAP,
-                        message: format!(
-                            "{shown}: {name} is active swap; refusing to probe it"
-                        ),
+                        message: format!("{shown}: {name} is active swap; refusing to probe it"),
                         help: format!("swapoff /dev/{name} first"),
                     });
                 }
@@ -388,15 +391,23 @@ mod tests {
             "36 35 7:9 / /srv rw,relatime shared:1 - ext4 /dev/loop9 rw\n",
         )
         .unwrap();
-        let r = c.check(Path::new("/dev/loop9"), DEV, false, false, &[]).unwrap_err();
+        let r = c
+            .check(Path::new("/dev/loop9"), DEV, false, false, &[])
+            .unwrap_err();
         assert_eq!(r.code, MOUNTED);
-        assert!(r.message.contains("has a mounted filesystem at /srv"), "{}", r.message);
+        assert!(
+            r.message.contains("has a mounted filesystem at /srv"),
+            "{}",
+            r.message
+        );
     }
 
     #[test]
     fn holders_refused() {
         let (_d, c) = fake("", "", Some("dm-0"));
-        let r = c.check(Path::new("/dev/loop9"), DEV, false, false, &[]).unwrap_err();
+        let r = c
+            .check(Path::new("/dev/loop9"), DEV, false, false, &[])
+            .unwrap_err();
         assert_eq!(r.code, HAS_HOLDERS);
         assert_eq!(
             r.message,
@@ -407,7 +418,9 @@ mod tests {
     #[test]
     fn swap_refused() {
         let (_d, c) = fake("", "/dev/loop9p1 partition 1024 0 -2\n", None);
-        let r = c.check(Path::new("/dev/loop9"), DEV, false, false, &[]).unwrap_err();
+        let r = c
+            .check(Path::new("/dev/loop9"), DEV, false, false, &[])
+            .unwrap_err();
         assert_eq!(r.code, SWAP);
     }
 
@@ -419,12 +432,16 @@ mod tests {
         assert_eq!(r.code, WRITE_NOT_ALLOWED);
         let r = c.check(p, DEV, true, true, &[]).unwrap_err();
         assert_eq!(r.code, DESTROY_NOT_NAMED);
-        let r = c.check(p, DEV, true, true, &["/dev/loop8".into()]).unwrap_err();
+        let r = c
+            .check(p, DEV, true, true, &["/dev/loop8".into()])
+            .unwrap_err();
         assert_eq!(r.code, DESTROY_NOT_NAMED);
         // A file needs only --write.
         let f = Path::new("/tmp/x");
         assert_eq!(
-            c.check(f, Some(TargetKind::File), true, false, &[]).unwrap_err().code,
+            c.check(f, Some(TargetKind::File), true, false, &[])
+                .unwrap_err()
+                .code,
             WRITE_NOT_ALLOWED
         );
         assert_eq!(c.check(f, Some(TargetKind::File), true, true, &[]), Ok(()));
@@ -433,7 +450,11 @@ mod tests {
     #[test]
     fn serial_names_device() {
         let (d, c) = fake("", "", None);
-        fs::write(d.path().join("sys/devices/virtual/block/loop9/serial"), "S3ABC123\n").unwrap();
+        fs::write(
+            d.path().join("sys/devices/virtual/block/loop9/serial"),
+            "S3ABC123\n",
+        )
+        .unwrap();
         let p = Path::new("/dev/loop9");
         assert_eq!(c.check(p, DEV, true, true, &["S3ABC123".into()]), Ok(()));
         let r = c.check(p, DEV, true, true, &[]).unwrap_err();

@@ -11,7 +11,9 @@ const LEFT: f64 = 80.0;
 const RIGHT: f64 = 24.0;
 const TOP: f64 = 48.0;
 const BOTTOM: f64 = 56.0;
-const COLORS: [&str; 6] = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"];
+const COLORS: [&str; 6] = [
+    "#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b",
+];
 
 /// A "nice" axis: (step, max) with max a multiple of step and about five steps.
 pub fn nice_axis(max: f64) -> (f64, f64) {
@@ -135,7 +137,8 @@ pub fn render(title: &str, curves: &[Curve]) -> String {
         let color = COLORS[i % COLORS.len()];
         let swept: Vec<_> = c.points.iter().filter(|p| p.pct.is_some()).collect();
         for (field, dash, name) in [(0, "", "mean"), (1, r#" stroke-dasharray="6 4""#, "p99")] {
-            let val = |p: &super::results::CurvePoint| if field == 0 { p.mean_us } else { p.p99_us };
+            let val =
+                |p: &super::results::CurvePoint| if field == 0 { p.mean_us } else { p.p99_us };
             let path: Vec<String> = swept
                 .iter()
                 .map(|p| format!("{:.1},{:.1}", x(p.iops), y(val(p))))

@@ -209,7 +209,7 @@ pub fn open_target(
                 mem = off;
             }
             if let Ok(sfs) = rustix::fs::fstatfs(&file)
-                && let Some(name) = fake_direct_io_fs(sfs.f_type as i64)
+                && let Some(name) = fake_direct_io_fs(sfs.f_type as _)
             {
                 findings.push(
                     Finding::warning(
@@ -227,7 +227,10 @@ pub fn open_target(
         }
     };
     if size == 0 {
-        return Err(input_err(path, "is empty (0 bytes); give --size to create a file target"));
+        return Err(input_err(
+            path,
+            "is empty (0 bytes); give --size to create a file target",
+        ));
     }
     Ok((
         OpenTarget {

@@ -32,19 +32,25 @@ pub fn parse_size(s: &str) -> Result<u64, WorkloadError> {
         Some('t') => (&stripped[..stripped.len() - 1], 1 << 40),
         _ => (stripped, 1),
     };
-    let n: u64 = num
-        .trim()
-        .parse()
-        .map_err(|_| err(format!("`{s}` is not a size (examples: 4k, 64k, 1m, 2g, 512)")))?;
+    let n: u64 = num.trim().parse().map_err(|_| {
+        err(format!(
+            "`{s}` is not a size (examples: 4k, 64k, 1m, 2g, 512)"
+        ))
+    })?;
     n.checked_mul(mult)
         .ok_or_else(|| err(format!("size `{s}` is too large")))
 }
 
 /// `4096` -> `4k`, `65536` -> `64k`, `1048576` -> `1m`, others in bytes.
 pub fn format_size(bytes: u64) -> String {
-    const UNITS: [(u64, &str); 4] = [(1 << 40, "t"), (1 << 30, "g"), (1 << 20, "m"), (1 << 10, "k")];
+    const UNITS: [(u64, &str); 4] = [
+        (1 << 40, "t"),
+        (1 << 30, "g"),
+        (1 << 20, "m"),
+        (1 << 10, "k"),
+    ];
     for (m, u) in UNITS {
-        if bytes >= m && bytes % m == 0 {
+        if bytes >= m && bytes.is_multiple_of(m) {
             return format!("{}{u}", bytes / m);
         }
     }
@@ -450,7 +456,11 @@ fn parse_iolog(text: &str, v3: bool) -> Result<Vec<IoReq>, WorkloadError> {
     let mut ops = Vec::new();
     for (n, line) in text.lines().enumerate().skip(1) {
         let fields: Vec<&str> = line.split_whitespace().collect();
-        let rest = if v3 { fields.get(1..) } else { Some(&fields[..]) };
+        let rest = if v3 {
+            fields.get(1..)
+        } else {
+            Some(&fields[..])
+        };
         let Some(rest) = rest else { continue };
         // filename action [offset length]
         if rest.len() < 4 {
@@ -518,7 +528,10 @@ fn parse_blkparse(text: &str) -> Result<Vec<IoReq>, WorkloadError> {
             "the trace is neither a fio iolog (first line `fio version 2 iolog` or `fio version 3 iolog`) nor blkparse text output",
         ));
     }
-    Ok(by_action.into_iter().find(|v| !v.is_empty()).unwrap_or_default())
+    Ok(by_action
+        .into_iter()
+        .find(|v| !v.is_empty())
+        .unwrap_or_default())
 }
 
 /// xorshift64*: fast, good enough for offsets, no allocation, reproducible from a seed.
@@ -561,20 +574,9 @@ pub struct IoGen {
 
 #[derive(Debug, Clone)]
 enum GenKind {
-    Random {
-        base: u64,
-        len: u64,
-        align: u64,
-    },
-    Sequential {
-        base: u64,
-        len: u64,
-        pos: u64,
-    },
-    Trace {
-        trace: Arc<Trace>,
-        next: usize,
-    },
+    Random { base: u64, len: u64, align: u64 },
+    Sequential { base: u64, len: u64, pos: u64 },
+    Trace { trace: Arc<Trace>, next: usize },
 }
 
 impl IoGen {
@@ -673,7 +675,11 @@ impl IoGen {
         }
         let len = self.pick_size();
         let offset = match &mut self.kind {
-            GenKind::Random { base, len: ws, align } => {
+            GenKind::Random {
+                base,
+                len: ws,
+                align,
+            } => {
                 let slots = (*ws - len as u64) / *align + 1;
                 *base + self.rng.below(slots) * *align
             }
@@ -766,21 +772,44 @@ mod tests {
         assert_eq!(
             t.ops,
             vec![
-                IoReq { offset: 4096, len: 4096, write: false },
-                IoReq { offset: 8192, len: 512, write: true }
+                IoReq {
+                    offset: 4096,
+                    len: 4096,
+                    write: false
+                },
+                IoReq {
+                    offset: 8192,
+                    len: 512,
+                    write: true
+                }
             ]
         );
         let v3 = "fio version 3 iolog\n0 /dev/x add\n0 /dev/x open\n10 /dev/x read 0 8192\n20 /dev/x close\n";
         let t = Trace::parse(v3).unwrap();
-        assert_eq!(t.ops, vec![IoReq { offset: 0, len: 8192, write: false }]);
+        assert_eq!(
+            t.ops,
+            vec![IoReq {
+                offset: 0,
+                len: 8192,
+                write: false
+            }]
+        );
         let bp = "  8,0    3        1     0.000000000   697  Q   R 2048 + 8 [fio]\n  8,0    3        2     0.000001000   697  D   R 2048 + 8 [fio]\n  8,0    3        3     0.000002000   697  Q  WS 4096 + 16 [fio]\nCPU0 (8,0):\n";
         let t = Trace::parse(bp).unwrap();
         assert_eq!(t.format, "blkparse");
         assert_eq!(
             t.ops,
             vec![
-                IoReq { offset: 1 << 20, len: 4096, write: false },
-                IoReq { offset: 2 << 20, len: 8192, write: true }
+                IoReq {
+                    offset: 1 << 20,
+                    len: 4096,
+                    write: false
+                },
+                IoReq {
+                    offset: 2 << 20,
+                    len: 8192,
+                    write: true
+                }
             ]
         );
         assert!(Trace::parse("hello\n").is_err());
@@ -790,9 +819,20 @@ mod tests {
     fn trace_fit_aligns_and_folds() {
         let mut t = Trace {
             format: "x",
-            ops: vec![IoReq { offset: 10_000, len: 100, write: false }],
+            ops: vec![IoReq {
+                offset: 10_000,
+                len: 100,
+                write: false,
+            }],
         };
         t.fit(4096, 8192).unwrap();
-        assert_eq!(t.ops[0], IoReq { offset: 0, len: 4096, write: false });
+        assert_eq!(
+            t.ops[0],
+            IoReq {
+                offset: 0,
+                len: 4096,
+                write: false
+            }
+        );
     }
 }

@@ -66,8 +66,12 @@ pub fn loop_device(test: &str, size: usize) -> Option<LoopDev> {
         Err(e) => format!("losetup: {e}"),
     };
     if std::env::var("LANEPLAN_REQUIRE_LOOP").as_deref() == Ok("1") {
-        panic!("{test}: loop device required (LANEPLAN_REQUIRE_LOOP=1) but could not be made: {why}");
+        panic!(
+            "{test}: loop device required (LANEPLAN_REQUIRE_LOOP=1) but could not be made: {why}"
+        );
     }
-    eprintln!("SKIPPED: {test}: cannot create a loop device ({why}); run as root, or set LANEPLAN_REQUIRE_LOOP=1 to make this a failure");
+    eprintln!(
+        "SKIPPED: {test}: cannot create a loop device ({why}); run as root, or set LANEPLAN_REQUIRE_LOOP=1 to make this a failure"
+    );
     None
 }
