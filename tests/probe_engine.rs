@@ -150,8 +150,9 @@ fn rate_limit_paces_the_run() {
         let el = t0.elapsed();
         assert_eq!(r.devices[0].ios, 200);
         assert!(el >= Duration::from_millis(95), "{engine:?} ran in {el:?}");
+        // Never faster than the rate; a loaded machine may make it slower.
         assert!(
-            (1500.0..2100.0).contains(&r.devices[0].iops),
+            (500.0..2100.0).contains(&r.devices[0].iops),
             "{}",
             r.devices[0].iops
         );
