@@ -10,6 +10,7 @@ pub mod finding;
 pub mod pcie;
 pub mod plan;
 pub mod platform;
+pub mod probe;
 pub mod render;
 pub mod source;
 pub mod topology;

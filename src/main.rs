@@ -27,6 +27,8 @@ enum Command {
     Completions { shell: clap_complete::Shell },
     /// The man page (roff) on stdout.
     Man,
+    /// Direct-I/O probes of block devices or files (read-only unless --write).
+    Probe(Box<cmd::probe::ProbeArgs>),
 }
 
 fn main() -> ExitCode {
@@ -36,13 +38,13 @@ fn main() -> ExitCode {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
     let cli = Cli::parse();
-    let result = match &cli.command {
-        Command::Platforms(a) => cmd::plan::platforms(a, &cli.catalog),
-        Command::Show(a) => cmd::plan::show(a, &cli.catalog),
-        Command::Check(a) => cmd::plan::check(a, &cli.catalog),
+    let result = match cli.command {
+        Command::Platforms(a) => cmd::plan::platforms(&a, &cli.catalog),
+        Command::Show(a) => cmd::plan::show(&a, &cli.catalog),
+        Command::Check(a) => cmd::plan::check(&a, &cli.catalog),
         Command::Completions { shell } => {
             clap_complete::generate(
-                *shell,
+                shell,
                 &mut Cli::command(),
                 "laneplan",
                 &mut std::io::stdout(),
@@ -50,6 +52,7 @@ fn main() -> ExitCode {
             Ok(ExitCode::SUCCESS)
         }
         Command::Man => cmd::man(Cli::command()),
+        Command::Probe(args) => cmd::probe::run(*args),
     };
     result.unwrap_or_else(cmd::report_error)
 }

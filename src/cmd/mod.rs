@@ -1,6 +1,7 @@
 //! One file per subcommand: argument structs and printing. Logic stays in the library.
 
 pub mod plan;
+pub mod probe;
 
 use std::process::ExitCode;
 

@@ -1,0 +1,602 @@
+//! Direct-I/O probes: measure what each device delivers and set it beside the ceiling the
+//! planner predicts.
+//!
+//! - [`workload`]: profiles, block-size mixes, offsets, trace replay
+//! - [`target`]: what to probe and opening it for O_DIRECT
+//! - [`safety`]: read-only by default, refusals for devices in use
+//! - [`engine`]: io_uring and pread/pwrite engines
+//! - [`results`]: figures, findings, the human table
+//! - [`svg`]: the latency-against-IOPS plot of a `--curve` sweep
+//!
+//! [`run`] is the whole probe: it never prints; progress goes to a callback.
+
+pub mod engine;
+pub mod results;
+pub mod safety;
+pub mod svg;
+pub mod target;
+pub mod workload;
+
+use crate::finding::Finding;
+use engine::{Bound, EngineKind, JobParams, JobStats};
+use results::{Curve, CurvePoint, DeviceResult, ProbeReport, ResultContext, WorkloadInfo};
+use safety::{Refusal, SafetyChecker};
+use std::fs::File;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Duration;
+use target::{OpenTarget, ProbeTarget, TargetKind};
+use workload::Workload;
+
+/// `--engine`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum EngineChoice {
+    /// io_uring where it works, the sync engine at queue depth 1 (one pread in flight costs
+    /// less than a ring) or where io_uring is blocked.
+    #[default]
+    Auto,
+    Sync,
+    IoUring,
+}
+
+/// How to run.
+#[derive(Debug, Clone)]
+pub struct ProbeOptions {
+    pub workload: Workload,
+    pub bound: Bound,
+    pub ramp: Duration,
+    /// Fixed rate per device (IOPS), or as fast as possible.
+    pub rate: Option<f64>,
+    /// Fraction of the device or file covered, (0, 1].
+    pub working_set: f64,
+    /// Size of file targets to create when missing.
+    pub size: Option<u64>,
+    pub engine: EngineChoice,
+    pub write_allowed: bool,
+    pub destroy_data_on: Vec<String>,
+    pub together: bool,
+    pub curve: bool,
+    pub seed: u64,
+}
+
+impl ProbeOptions {
+    pub fn new(workload: Workload) -> Self {
+        ProbeOptions {
+            workload,
+            bound: Bound::Time(Duration::from_secs(10)),
+            ramp: Duration::from_secs(2),
+            rate: None,
+            working_set: 0.25,
+            size: None,
+            engine: EngineChoice::Auto,
+            write_allowed: false,
+            destroy_data_on: Vec::new(),
+            together: false,
+            curve: false,
+            seed: 0x1a9e_91a4,
+        }
+    }
+}
+
+/// Why a probe could not run (exit code 2).
+#[derive(Debug, thiserror::Error)]
+pub enum ProbeError {
+    #[error(transparent)]
+    Refused(#[from] Refusal),
+    #[error("{0}")]
+    Input(String),
+    #[error(transparent)]
+    Target(#[from] target::TargetError),
+    #[error(transparent)]
+    Workload(#[from] workload::WorkloadError),
+}
+
+impl ProbeError {
+    pub fn help(&self) -> Option<String> {
+        match self {
+            ProbeError::Refused(r) => Some(r.help.clone()),
+            _ => None,
+        }
+    }
+}
+
+/// A target checked, opened and sized, ready to run.
+#[derive(Debug)]
+pub struct Prepared {
+    pub target: ProbeTarget,
+    pub open: OpenTarget,
+    pub file: Arc<File>,
+    /// Working set in bytes, from offset 0.
+    pub ws: u64,
+    pub workload: Workload,
+}
+
+/// Progress of a running probe, for a progress bar.
+#[derive(Debug, Clone)]
+pub struct Progress {
+    /// What is running: a device label, `all devices`, or a curve step.
+    pub phase: String,
+    /// Completed I/Os, ramp included.
+    pub done: u64,
+    pub elapsed: Duration,
+    /// Expected length (ramp + runtime) for time-bounded runs.
+    pub expected: Option<Duration>,
+    /// Expected I/O count for count-bounded runs.
+    pub expected_ios: Option<u64>,
+}
+
+/// CPU time of the whole process (every thread, io_uring workers included, as they belong
+/// to the process) plus reaped children, in seconds.
+pub fn process_cpu_seconds() -> f64 {
+    fn one(who: libc::c_int) -> f64 {
+        // SAFETY: getrusage fills the struct.
+        let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+        unsafe { libc::getrusage(who, &mut ru) };
+        let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+        tv(ru.ru_utime) + tv(ru.ru_stime)
+    }
+    one(libc::RUSAGE_SELF) + one(libc::RUSAGE_CHILDREN)
+}
+
+/// Checks every target (safety first), opens, sizes and prefills them.
+pub fn prepare(
+    targets: &[ProbeTarget],
+    opts: &ProbeOptions,
+    checker: &SafetyChecker,
+) -> Result<(Vec<Prepared>, Vec<Finding>), ProbeError> {
+    if targets.is_empty() {
+        return Err(ProbeError::Input(
+            "no target: name block devices or files to probe".into(),
+        ));
+    }
+    if !(opts.working_set > 0.0 && opts.working_set <= 1.0) {
+        return Err(ProbeError::Input(
+            "--working-set must be a fraction in (0, 1] or a percentage in (0, 100]".into(),
+        ));
+    }
+    let w = &opts.workload;
+    let write = w.writes();
+    let reads = w.read_pct > 0 || w.trace.is_some();
+    let mut findings = Vec::new();
+    // All refusals before anything is opened or created.
+    let mut kinds = Vec::new();
+    for t in targets {
+        let kind = target::classify(&t.path)?;
+        checker.check(
+            &t.path,
+            kind,
+            write,
+            opts.write_allowed,
+            &opts.destroy_data_on,
+        )?;
+        kinds.push(kind);
+    }
+    let mut out = Vec::new();
+    for (t, kind) in targets.iter().zip(kinds) {
+        if kind == Some(TargetKind::File)
+            && let Some(size) = opts.size
+            && std::fs::metadata(&t.path).is_ok_and(|m| m.len() < size)
+        {
+            return Err(ProbeError::Input(format!(
+                "{} exists and is smaller than --size; remove it or drop --size",
+                t.path.display()
+            )));
+        }
+        let (open, mut f) = target::open_target(t, write, opts.size)?;
+        findings.append(&mut f);
+        let align = open.align;
+        let mut workload = w.clone();
+        for &(bs, _) in &w.bs.entries {
+            if !(bs as u64).is_multiple_of(align) {
+                return Err(ProbeError::Input(format!(
+                    "block size {bs} is not a multiple of {}'s direct I/O alignment of {align} bytes",
+                    t.path.display()
+                )));
+            }
+        }
+        let ws = ((open.size as f64 * opts.working_set) as u64) / align * align;
+        let max_bs = w
+            .trace
+            .as_ref()
+            .map_or(w.bs.max() as u64, |t| t.max_len() as u64);
+        if ws < max_bs.max(align) {
+            return Err(ProbeError::Input(format!(
+                "{}: the working set ({ws} bytes = {:.0} % of {} bytes) is smaller than one I/O ({max_bs} bytes)",
+                t.path.display(),
+                opts.working_set * 100.0,
+                open.size
+            )));
+        }
+        if let Some(tr) = &w.trace {
+            let mut tr = (**tr).clone();
+            tr.fit(align, ws)?;
+            workload.trace = Some(Arc::new(tr));
+        }
+        if open.kind == TargetKind::File && reads {
+            if open.created {
+                target::prefill(&t.path, ws, align)?;
+            } else if let Some(hole) = target::first_hole(&open.file, ws) {
+                findings.push(
+                    Finding::warning(
+                        "LP0416",
+                        format!(
+                            "{} has a hole or unwritten extent at byte {hole}, inside the working set: reads there return zeros without touching the disk",
+                            t.path.display()
+                        ),
+                    )
+                    .with_help("write the file first (dd, fio), or let laneplan create it with --size on a new path")
+                    .at_node(t.label.clone()),
+                );
+            }
+        }
+        let file = Arc::new(
+            open.file
+                .try_clone()
+                .map_err(|e| ProbeError::Input(format!("{}: {e}", t.path.display())))?,
+        );
+        out.push(Prepared {
+            target: t.clone(),
+            open,
+            file,
+            ws,
+            workload,
+        });
+    }
+    Ok((out, findings))
+}
+
+/// Picks the engine; io_uring requested but unavailable is an input error.
+pub fn select_engine(
+    choice: EngineChoice,
+    qd: u32,
+) -> Result<(EngineKind, Option<Finding>), ProbeError> {
+    match choice {
+        EngineChoice::Sync => Ok((EngineKind::Sync, None)),
+        EngineChoice::IoUring => match engine::io_uring_available() {
+            Ok(()) => Ok((EngineKind::IoUring, None)),
+            Err(e) => Err(ProbeError::Input(format!(
+                "io_uring is not available here ({e}); use --engine sync or auto"
+            ))),
+        },
+        EngineChoice::Auto if qd == 1 => Ok((EngineKind::Sync, None)),
+        EngineChoice::Auto => match engine::io_uring_available() {
+            Ok(()) => Ok((EngineKind::IoUring, None)),
+            Err(e) => Ok((
+                EngineKind::Sync,
+                Some(Finding::warning(
+                    "LP0411",
+                    format!(
+                        "io_uring is not available here ({e}); using the pread/pwrite thread engine, one thread per outstanding I/O"
+                    ),
+                )
+                .with_help("containers and seccomp profiles often block io_uring; check /proc/sys/kernel/io_uring_disabled")),
+            )),
+        },
+    }
+}
+
+/// What one set of devices running at once measured.
+struct SetResult {
+    stats: Vec<JobStats>,
+    seconds: Vec<f64>,
+    total_seconds: f64,
+    cpu_seconds: f64,
+}
+
+/// Runs `set` at once, each device with its own jobs. `rate` is per device.
+fn run_set(
+    set: &[&Prepared],
+    opts: &ProbeOptions,
+    engine: EngineKind,
+    rate: Option<f64>,
+    stop: &Arc<AtomicBool>,
+    phase: &str,
+    progress: &dyn Fn(&Progress),
+) -> SetResult {
+    let start = engine::now_ns();
+    let ramp_ns = opts.ramp.as_nanos() as u64;
+    let done = Arc::new(AtomicU64::new(0));
+    let mut cpu0 = (ramp_ns == 0).then(process_cpu_seconds);
+    let mut handles = Vec::new();
+    for (ti, p) in set.iter().enumerate() {
+        let w = &p.workload;
+        let jobs = w.jobs;
+        let mut per_target = Vec::new();
+        for j in 0..jobs {
+            let bound = match opts.bound {
+                Bound::Ios(n) => {
+                    Bound::Ios(n / jobs as u64 + u64::from((j as u64) < n % jobs as u64))
+                }
+                b => b,
+            };
+            let seed = opts.seed ^ ((ti as u64) << 40) ^ ((j as u64) << 20);
+            let io_gen = workload::IoGen::new(w, p.ws, p.open.align, j, jobs, seed)
+                .expect("checked in prepare");
+            let params = JobParams {
+                file: p.file.clone(),
+                qd: w.qd,
+                max_bs: w
+                    .trace
+                    .as_ref()
+                    .map_or(w.bs.max() as usize, |t| t.max_len() as usize),
+                mem_align: p.open.mem_align as usize,
+                io_gen,
+                bound,
+                start_ns: start,
+                ramp_ns,
+                rate: rate.map(|r| r / jobs as f64),
+                stop: stop.clone(),
+                done: done.clone(),
+                seed,
+            };
+            per_target.push(std::thread::spawn(move || match engine {
+                EngineKind::IoUring => engine::run_uring(params).unwrap_or_else(|e| {
+                    let mut s = JobStats::new();
+                    s.errors = 1;
+                    s.first_error = Some(format!("io_uring setup: {e}"));
+                    s
+                }),
+                EngineKind::Sync => engine::run_sync(params),
+            }));
+        }
+        handles.push(per_target);
+    }
+    let expected = match opts.bound {
+        Bound::Time(d) => Some(opts.ramp + d),
+        Bound::Ios(_) => None,
+    };
+    let expected_ios = match opts.bound {
+        Bound::Ios(n) => Some(n * set.len() as u64),
+        Bound::Time(_) => None,
+    };
+    loop {
+        let all_done = handles.iter().flatten().all(|h| h.is_finished());
+        let now = engine::now_ns();
+        if cpu0.is_none() && now >= start + ramp_ns {
+            cpu0 = Some(process_cpu_seconds());
+        }
+        progress(&Progress {
+            phase: phase.to_string(),
+            done: done.load(Ordering::Relaxed),
+            elapsed: Duration::from_nanos(now - start),
+            expected,
+            expected_ios,
+        });
+        if all_done {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let cpu1 = process_cpu_seconds();
+    let ramp_end = start + ramp_ns;
+    let mut stats = Vec::new();
+    let mut seconds = Vec::new();
+    let mut last = ramp_end;
+    for per_target in handles {
+        let mut s = JobStats::new();
+        for h in per_target {
+            match h.join() {
+                Ok(js) => s.merge(&js),
+                Err(_) => {
+                    let mut js = JobStats::new();
+                    js.errors = 1;
+                    js.first_error = Some("a probe job panicked".into());
+                    s.merge(&js);
+                }
+            }
+        }
+        let end = s.end_ns.max(ramp_end);
+        last = last.max(end);
+        seconds.push((end - ramp_end) as f64 / 1e9);
+        stats.push(s);
+    }
+    SetResult {
+        stats,
+        seconds,
+        total_seconds: (last - ramp_end) as f64 / 1e9,
+        cpu_seconds: cpu1 - cpu0.unwrap_or(cpu1),
+    }
+}
+
+fn context<'a>(
+    p: &'a Prepared,
+    path: &'a str,
+    engine: EngineKind,
+    seconds: f64,
+    cpu: Option<f64>,
+) -> ResultContext<'a> {
+    ResultContext {
+        label: &p.target.label,
+        path,
+        location: p.target.location.as_deref(),
+        engine,
+        seconds,
+        cpu_seconds: cpu,
+        ceiling_read_gbs: p.target.ceiling_read_gbs,
+        ceiling_write_gbs: p.target.ceiling_write_gbs,
+    }
+}
+
+/// Offered rates of a curve sweep, in percent of the maximum: 10..100 and 110, 120.
+pub const CURVE_STEPS: [u32; 12] = [10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110, 120];
+
+/// The whole probe: safety checks, preparation, the runs, results and findings.
+/// `stop` ends a run early (Ctrl-C): what was measured is still reported.
+pub fn run(
+    targets: &[ProbeTarget],
+    opts: &ProbeOptions,
+    checker: &SafetyChecker,
+    stop: &Arc<AtomicBool>,
+    progress: &dyn Fn(&Progress),
+) -> Result<ProbeReport, ProbeError> {
+    if opts.curve && opts.rate.is_some() {
+        return Err(ProbeError::Input(
+            "--curve sets the rates itself; drop --rate".into(),
+        ));
+    }
+    if opts.curve && opts.together {
+        return Err(ProbeError::Input(
+            "--curve sweeps one device at a time; drop --together".into(),
+        ));
+    }
+    let (engine, engine_finding) = select_engine(opts.engine, opts.workload.qd)?;
+    let (prepared, mut findings) = prepare(targets, opts, checker)?;
+    findings.extend(engine_finding);
+    let w = &opts.workload;
+    let mut devices = Vec::new();
+    let mut total = None;
+    let mut curves = Vec::new();
+    let mut ring_setup = None;
+    let paths: Vec<String> = prepared
+        .iter()
+        .map(|p| p.target.path.display().to_string())
+        .collect();
+    let mut push_device = |s: &JobStats, d: DeviceResult, findings: &mut Vec<Finding>| {
+        findings.extend(d.findings(s.first_error.as_deref()));
+        devices.push(d);
+    };
+    if opts.together && prepared.len() > 1 {
+        let set: Vec<&Prepared> = prepared.iter().collect();
+        let r = run_set(&set, opts, engine, opts.rate, stop, "all devices", progress);
+        let mut all = JobStats::new();
+        for (i, p) in prepared.iter().enumerate() {
+            let d = DeviceResult::build(
+                &r.stats[i],
+                &context(p, &paths[i], engine, r.seconds[i], None),
+            );
+            ring_setup = ring_setup.or(r.stats[i].ring_setup.clone());
+            all.merge(&r.stats[i]);
+            push_device(&r.stats[i], d, &mut findings);
+        }
+        let sum = |f: fn(&ProbeTarget) -> Option<f64>| {
+            prepared.iter().map(|p| f(&p.target)).sum::<Option<f64>>()
+        };
+        total = Some(DeviceResult::build(
+            &all,
+            &ResultContext {
+                label: "total",
+                path: "",
+                location: None,
+                engine,
+                seconds: r.total_seconds,
+                cpu_seconds: Some(r.cpu_seconds),
+                ceiling_read_gbs: sum(|t| t.ceiling_read_gbs),
+                ceiling_write_gbs: sum(|t| t.ceiling_write_gbs),
+            },
+        ));
+    } else {
+        for (i, p) in prepared.iter().enumerate() {
+            if stop.load(Ordering::Relaxed) {
+                break;
+            }
+            let label = p.target.label.clone();
+            let r = run_set(&[p], opts, engine, opts.rate, stop, &label, progress);
+            ring_setup = ring_setup.or(r.stats[0].ring_setup.clone());
+            let d = DeviceResult::build(
+                &r.stats[0],
+                &context(p, &paths[i], engine, r.seconds[0], Some(r.cpu_seconds)),
+            );
+            let max_iops = d.iops;
+            let first = d.clone();
+            push_device(&r.stats[0], d, &mut findings);
+            if opts.curve && max_iops > 0.0 {
+                let point = |pct: Option<u32>, offered: Option<f64>, d: &DeviceResult| {
+                    let lat = d.latency.unwrap_or_default();
+                    CurvePoint {
+                        pct,
+                        offered_iops: offered.map(|x| (x * 10.0).round() / 10.0),
+                        iops: d.iops,
+                        mb_per_s: d.mb_per_s,
+                        mean_us: lat.mean_us,
+                        p99_us: lat.p99_us,
+                        p99_9_us: lat.p99_9_us,
+                    }
+                };
+                let mut points = vec![point(None, None, &first)];
+                for pct in CURVE_STEPS {
+                    if stop.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    let rate = max_iops * pct as f64 / 100.0;
+                    let r = run_set(
+                        &[p],
+                        opts,
+                        engine,
+                        Some(rate),
+                        stop,
+                        &format!("{label} at {pct} %"),
+                        progress,
+                    );
+                    let d = DeviceResult::build(
+                        &r.stats[0],
+                        &context(p, &paths[i], engine, r.seconds[0], Some(r.cpu_seconds)),
+                    );
+                    findings.extend(d.findings(r.stats[0].first_error.as_deref()));
+                    if pct <= 100 && d.iops < rate * 0.9 && !stop.load(Ordering::Relaxed) {
+                        findings.push(
+                            Finding::note(
+                                "LP0413",
+                                format!(
+                                    "{label}: the {pct} % step offered {rate:.0} IOPS but reached {:.0}",
+                                    d.iops
+                                ),
+                            )
+                            .at_node(label.clone()),
+                        );
+                    }
+                    points.push(point(Some(pct), Some(rate), &d));
+                }
+                curves.push(Curve {
+                    label: label.clone(),
+                    points,
+                });
+            }
+        }
+    }
+    let interrupted = stop.load(Ordering::Relaxed);
+    if interrupted {
+        findings.push(Finding::warning(
+            "LP0415",
+            "interrupted: the figures cover only what was measured before the stop",
+        ));
+    }
+    let mode = if opts.curve {
+        "curve"
+    } else if opts.together && prepared.len() > 1 {
+        "together"
+    } else {
+        "sequential"
+    };
+    Ok(ProbeReport {
+        schema_version: results::SCHEMA_VERSION,
+        mode: mode.to_string(),
+        workload: WorkloadInfo {
+            name: w.name.clone(),
+            bs: w.bs.to_string(),
+            pattern: w.pattern,
+            read_pct: w.read_pct,
+            qd: w.qd,
+            jobs: w.jobs,
+            engine,
+            ring_setup,
+            ramp_s: opts.ramp.as_secs_f64(),
+            runtime_s: match opts.bound {
+                Bound::Time(d) => Some(d.as_secs_f64()),
+                Bound::Ios(_) => None,
+            },
+            ios: match opts.bound {
+                Bound::Ios(n) => Some(n),
+                Bound::Time(_) => None,
+            },
+            rate_iops: opts.rate,
+            working_set: opts.working_set,
+            trace: w.trace.as_ref().map(|t| t.format.to_string()),
+            source: w.source.map(str::to_string),
+        },
+        devices,
+        total,
+        curves,
+        interrupted,
+        findings,
+    })
+}

@@ -1,0 +1,366 @@
+//! Results: per-device and total figures, the comparison with predicted ceilings, and the
+//! human table. JSON is the serde form of [`ProbeReport`] (documented in docs/probe-json.md).
+
+use super::engine::{EngineKind, JobStats};
+use crate::finding::Finding;
+use comfy_table::{CellAlignment, Table, presets};
+use hdrhistogram::Histogram;
+use serde::Serialize;
+
+/// Version of the JSON output; bumped on incompatible changes.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Latency in microseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Default)]
+pub struct Latency {
+    pub mean_us: f64,
+    pub p50_us: f64,
+    pub p99_us: f64,
+    pub p99_9_us: f64,
+    pub max_us: f64,
+}
+
+impl Latency {
+    pub fn from_histogram(h: &Histogram<u64>) -> Option<Self> {
+        if h.is_empty() {
+            return None;
+        }
+        let us = |ns: f64| (ns / 1000.0 * 100.0).round() / 100.0;
+        Some(Latency {
+            mean_us: us(h.mean()),
+            p50_us: us(h.value_at_quantile(0.50) as f64),
+            p99_us: us(h.value_at_quantile(0.99) as f64),
+            p99_9_us: us(h.value_at_quantile(0.999) as f64),
+            max_us: us(h.max() as f64),
+        })
+    }
+}
+
+/// What one device (or the total) did in the measured window.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DeviceResult {
+    pub label: String,
+    pub path: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub location: Option<String>,
+    pub engine: EngineKind,
+    /// Measured I/Os (after the ramp).
+    pub ios: u64,
+    pub reads: u64,
+    pub writes: u64,
+    pub bytes: u64,
+    /// Length of the measured window.
+    pub seconds: f64,
+    pub iops: f64,
+    /// 1e6 bytes per second.
+    pub mb_per_s: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub latency: Option<Latency>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub read_latency: Option<Latency>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub write_latency: Option<Latency>,
+    /// CPU time of the whole process (all threads, kernel workers included) in the window;
+    /// `None` for single devices of a `--together` run (shared process).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu_seconds: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu_us_per_io: Option<f64>,
+    /// Predicted ceiling for this mix (GB/s), when the topology is known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ceiling_gbs: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ceiling_pct: Option<f64>,
+    pub errors: u64,
+    /// I/Os given up on after the drain grace (device stalled).
+    pub abandoned: u64,
+}
+
+/// Inputs to [`DeviceResult::build`] besides the stats.
+pub struct ResultContext<'a> {
+    pub label: &'a str,
+    pub path: &'a str,
+    pub location: Option<&'a str>,
+    pub engine: EngineKind,
+    pub seconds: f64,
+    pub cpu_seconds: Option<f64>,
+    pub ceiling_read_gbs: Option<f64>,
+    pub ceiling_write_gbs: Option<f64>,
+}
+
+fn round(x: f64, digits: i32) -> f64 {
+    let m = 10f64.powi(digits);
+    (x * m).round() / m
+}
+
+impl DeviceResult {
+    pub fn build(s: &JobStats, c: &ResultContext<'_>) -> Self {
+        let mut all = s.read_lat.clone();
+        all.add(&s.write_lat).expect("same bounds");
+        let ios = s.reads + s.writes;
+        let bytes = s.read_bytes + s.write_bytes;
+        let secs = c.seconds.max(1e-9);
+        let mb_per_s = bytes as f64 / secs / 1e6;
+        // The ceiling for this mix: bytes split between the read and write ceilings.
+        let ceiling = match (
+            s.read_bytes,
+            s.write_bytes,
+            c.ceiling_read_gbs,
+            c.ceiling_write_gbs,
+        ) {
+            (0, 0, _, _) => None,
+            (_, 0, Some(r), _) => Some(r),
+            (0, _, _, Some(w)) => Some(w),
+            (r, w, Some(cr), Some(cw)) => {
+                let fr = r as f64 / (r + w) as f64;
+                Some(1.0 / (fr / cr + (1.0 - fr) / cw))
+            }
+            _ => None,
+        };
+        DeviceResult {
+            label: c.label.to_string(),
+            path: c.path.to_string(),
+            location: c.location.map(str::to_string),
+            engine: c.engine,
+            ios,
+            reads: s.reads,
+            writes: s.writes,
+            bytes,
+            seconds: round(c.seconds, 3),
+            iops: round(ios as f64 / secs, 1),
+            mb_per_s: round(mb_per_s, 2),
+            latency: Latency::from_histogram(&all),
+            read_latency: (s.writes > 0)
+                .then(|| Latency::from_histogram(&s.read_lat))
+                .flatten(),
+            write_latency: (s.reads > 0)
+                .then(|| Latency::from_histogram(&s.write_lat))
+                .flatten(),
+            cpu_seconds: c.cpu_seconds.map(|x| round(x, 3)),
+            cpu_us_per_io: c
+                .cpu_seconds
+                .filter(|_| ios > 0)
+                .map(|x| round(x * 1e6 / ios as f64, 3)),
+            ceiling_gbs: ceiling.map(|x| round(x, 3)),
+            ceiling_pct: ceiling.map(|g| round(mb_per_s / 1000.0 / g * 100.0, 1)),
+            errors: s.errors,
+            abandoned: s.abandoned,
+        }
+    }
+
+    /// Findings about this result: below half the ceiling, I/O errors, abandoned I/O.
+    pub fn findings(&self, first_error: Option<&str>) -> Vec<Finding> {
+        let mut out = Vec::new();
+        if let (Some(pct), Some(c)) = (self.ceiling_pct, self.ceiling_gbs)
+            && pct < 50.0
+        {
+            out.push(
+                Finding::warning(
+                    "LP0412",
+                    format!(
+                        "{} reached {:.2} GB/s, {pct:.1} % of its predicted ceiling of {c:.2} GB/s (less than half)",
+                        self.label,
+                        self.mb_per_s / 1000.0
+                    ),
+                )
+                .with_help(
+                    "check the link (downtrained width or speed), the slot, NUMA placement and queue depth; small-block workloads are bound by IOPS, not by the link",
+                )
+                .at_node(self.location.clone().unwrap_or_else(|| self.label.clone())),
+            );
+        }
+        if self.errors > 0 {
+            out.push(
+                Finding::error(
+                    "LP0414",
+                    format!(
+                        "{}: {} I/O error(s); the first: {}",
+                        self.label,
+                        self.errors,
+                        first_error.unwrap_or("unknown")
+                    ),
+                )
+                .at_node(self.label.clone()),
+            );
+        }
+        if self.abandoned > 0 {
+            out.push(
+                Finding::error(
+                    "LP0417",
+                    format!(
+                        "{}: {} I/O(s) did not complete within the drain grace after the time bound; the device may be stalled",
+                        self.label, self.abandoned
+                    ),
+                )
+                .at_node(self.label.clone()),
+            );
+        }
+        out
+    }
+}
+
+/// A point of a `--curve` sweep.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CurvePoint {
+    /// Offered rate as a percentage of the maximum run; `None` for the maximum run itself.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pct: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub offered_iops: Option<f64>,
+    pub iops: f64,
+    pub mb_per_s: f64,
+    pub mean_us: f64,
+    pub p99_us: f64,
+    pub p99_9_us: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Curve {
+    pub label: String,
+    pub points: Vec<CurvePoint>,
+}
+
+/// Everything a probe run produced.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ProbeReport {
+    pub schema_version: u32,
+    /// `sequential`, `together` or `curve`.
+    pub mode: String,
+    pub workload: WorkloadInfo,
+    pub devices: Vec<DeviceResult>,
+    /// All devices together (only for `--together` runs with more than one device).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total: Option<DeviceResult>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub curves: Vec<Curve>,
+    /// The run was stopped early (Ctrl-C); the figures cover what was measured.
+    pub interrupted: bool,
+    pub findings: Vec<Finding>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct WorkloadInfo {
+    pub name: String,
+    pub bs: String,
+    pub pattern: super::workload::Pattern,
+    pub read_pct: u8,
+    pub qd: u32,
+    pub jobs: u32,
+    /// `sync` or `io_uring`.
+    pub engine: EngineKind,
+    /// io_uring setup flags that took.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ring_setup: Option<String>,
+    pub ramp_s: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub runtime_s: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ios: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rate_iops: Option<f64>,
+    pub working_set: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trace: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+}
+
+fn fmt_num(x: f64) -> String {
+    if x >= 100.0 {
+        format!("{x:.0}")
+    } else if x >= 10.0 {
+        format!("{x:.1}")
+    } else {
+        format!("{x:.2}")
+    }
+}
+
+fn fmt_iops(x: f64) -> String {
+    if x >= 1e6 {
+        format!("{:.2}M", x / 1e6)
+    } else if x >= 1e4 {
+        format!("{:.1}k", x / 1e3)
+    } else {
+        format!("{x:.0}")
+    }
+}
+
+/// The human table: one row per device (and the total), fixed layout for snapshots.
+pub fn render_table(report: &ProbeReport) -> String {
+    let mut t = Table::new();
+    t.load_style(presets::UTF8_FULL_CONDENSED);
+    t.force_no_tty();
+    t.set_content_arrangement(comfy_table::ContentArrangement::Disabled);
+    t.set_header(vec![
+        "device",
+        "IOPS",
+        "MB/s",
+        "mean µs",
+        "p50 µs",
+        "p99 µs",
+        "p99.9 µs",
+        "max µs",
+        "CPU µs/IO",
+        "ceiling",
+    ]);
+    let rows = report.devices.iter().chain(report.total.iter());
+    for d in rows {
+        let lat = d.latency.unwrap_or_default();
+        let ceiling = match (d.ceiling_pct, d.ceiling_gbs) {
+            (Some(p), Some(g)) => format!("{p:.0} % of {g:.2} GB/s"),
+            _ => "-".to_string(),
+        };
+        t.add_row(vec![
+            d.label.clone(),
+            fmt_iops(d.iops),
+            fmt_num(d.mb_per_s),
+            fmt_num(lat.mean_us),
+            fmt_num(lat.p50_us),
+            fmt_num(lat.p99_us),
+            fmt_num(lat.p99_9_us),
+            fmt_num(lat.max_us),
+            d.cpu_us_per_io.map_or("-".into(), fmt_num),
+            ceiling,
+        ]);
+    }
+    for i in 1..9 {
+        if let Some(c) = t.column_mut(i) {
+            c.set_cell_alignment(CellAlignment::Right);
+        }
+    }
+    t.to_string()
+}
+
+/// The curve as a table, one per device.
+pub fn render_curve_table(curve: &Curve) -> String {
+    let mut t = Table::new();
+    t.load_style(presets::UTF8_FULL_CONDENSED);
+    t.force_no_tty();
+    t.set_content_arrangement(comfy_table::ContentArrangement::Disabled);
+    t.set_header(vec![
+        "rate",
+        "offered IOPS",
+        "IOPS",
+        "MB/s",
+        "mean µs",
+        "p99 µs",
+        "p99.9 µs",
+    ]);
+    for p in &curve.points {
+        t.add_row(vec![
+            p.pct.map_or("max".into(), |x| format!("{x} %")),
+            p.offered_iops.map_or("-".into(), fmt_iops),
+            fmt_iops(p.iops),
+            fmt_num(p.mb_per_s),
+            fmt_num(p.mean_us),
+            fmt_num(p.p99_us),
+            fmt_num(p.p99_9_us),
+        ]);
+    }
+    for i in 0..7 {
+        if let Some(c) = t.column_mut(i) {
+            c.set_cell_alignment(CellAlignment::Right);
+        }
+    }
+    format!("{}\n{t}", curve.label)
+}

@@ -1,0 +1,209 @@
+//! The `--curve` plot: latency (mean and p99) against achieved IOPS, one colour per device.
+//! Written by hand as plain SVG text, deterministic (fixed number formatting, no timestamps)
+//! so it can be snapshot-tested and diffed.
+
+use super::results::Curve;
+use std::fmt::Write;
+
+const W: f64 = 720.0;
+const H: f64 = 440.0;
+const LEFT: f64 = 80.0;
+const RIGHT: f64 = 24.0;
+const TOP: f64 = 48.0;
+const BOTTOM: f64 = 56.0;
+const COLORS: [&str; 6] = [
+    "#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b",
+];
+
+/// A "nice" axis: (step, max) with max a multiple of step and about five steps.
+pub fn nice_axis(max: f64) -> (f64, f64) {
+    if max.is_nan() || max <= 0.0 {
+        return (1.0, 5.0);
+    }
+    let raw = max / 5.0;
+    let mag = 10f64.powf(raw.log10().floor());
+    let norm = raw / mag;
+    let step = if norm <= 1.0 {
+        1.0
+    } else if norm <= 2.0 {
+        2.0
+    } else if norm <= 5.0 {
+        5.0
+    } else {
+        10.0
+    } * mag;
+    (step, (max / step).ceil() * step)
+}
+
+fn tick_label(v: f64) -> String {
+    if v >= 1e6 && (v / 1e6).fract() == 0.0 {
+        format!("{}M", v / 1e6)
+    } else if v >= 1e6 {
+        format!("{:.1}M", v / 1e6)
+    } else if v >= 1e3 && (v / 1e3).fract() == 0.0 {
+        format!("{}k", v / 1e3)
+    } else if v >= 1e3 {
+        format!("{:.1}k", v / 1e3)
+    } else if v.fract() == 0.0 {
+        format!("{v}")
+    } else {
+        format!("{v:.1}")
+    }
+}
+
+fn esc(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// Renders the sweep of one or more devices. Only the rate-limited points are drawn as the
+/// line (the maximum run is the reference, shown as a hollow marker).
+pub fn render(title: &str, curves: &[Curve]) -> String {
+    let pts = curves.iter().flat_map(|c| c.points.iter());
+    let max_x = pts.clone().map(|p| p.iops).fold(0.0, f64::max);
+    let max_y = pts.map(|p| p.p99_us.max(p.mean_us)).fold(0.0, f64::max);
+    let (xs, xmax) = nice_axis(max_x);
+    let (ys, ymax) = nice_axis(max_y);
+    let pw = W - LEFT - RIGHT;
+    let ph = H - TOP - BOTTOM;
+    let x = |v: f64| LEFT + v / xmax * pw;
+    let y = |v: f64| TOP + ph - v / ymax * ph;
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}" font-family="sans-serif" font-size="12">"#
+    );
+    let _ = writeln!(s, r#"<rect width="{W}" height="{H}" fill="white"/>"#);
+    let _ = writeln!(
+        s,
+        r#"<text x="{:.1}" y="24" text-anchor="middle" font-size="15">{}</text>"#,
+        W / 2.0,
+        esc(title)
+    );
+    // Grid and ticks.
+    let mut v = 0.0;
+    while v <= xmax + xs / 2.0 {
+        let px = x(v);
+        let _ = writeln!(
+            s,
+            r##"<line x1="{px:.1}" y1="{TOP:.1}" x2="{px:.1}" y2="{:.1}" stroke="#e0e0e0"/>"##,
+            TOP + ph
+        );
+        let _ = writeln!(
+            s,
+            r#"<text x="{px:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
+            TOP + ph + 18.0,
+            tick_label(v)
+        );
+        v += xs;
+    }
+    let mut v = 0.0;
+    while v <= ymax + ys / 2.0 {
+        let py = y(v);
+        let _ = writeln!(
+            s,
+            r##"<line x1="{LEFT:.1}" y1="{py:.1}" x2="{:.1}" y2="{py:.1}" stroke="#e0e0e0"/>"##,
+            LEFT + pw
+        );
+        let _ = writeln!(
+            s,
+            r#"<text x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"#,
+            LEFT - 8.0,
+            py + 4.0,
+            tick_label(v)
+        );
+        v += ys;
+    }
+    let _ = writeln!(
+        s,
+        r#"<rect x="{LEFT:.1}" y="{TOP:.1}" width="{pw:.1}" height="{ph:.1}" fill="none" stroke="black"/>"#
+    );
+    let _ = writeln!(
+        s,
+        r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">IOPS (achieved)</text>"#,
+        LEFT + pw / 2.0,
+        H - 14.0
+    );
+    let _ = writeln!(
+        s,
+        r#"<text x="18" y="{:.1}" text-anchor="middle" transform="rotate(-90 18 {:.1})">latency (µs)</text>"#,
+        TOP + ph / 2.0,
+        TOP + ph / 2.0
+    );
+    // Series.
+    for (i, c) in curves.iter().enumerate() {
+        let color = COLORS[i % COLORS.len()];
+        let swept: Vec<_> = c.points.iter().filter(|p| p.pct.is_some()).collect();
+        for (field, dash, name) in [(0, "", "mean"), (1, r#" stroke-dasharray="6 4""#, "p99")] {
+            let val =
+                |p: &super::results::CurvePoint| if field == 0 { p.mean_us } else { p.p99_us };
+            let path: Vec<String> = swept
+                .iter()
+                .map(|p| format!("{:.1},{:.1}", x(p.iops), y(val(p))))
+                .collect();
+            if !path.is_empty() {
+                let _ = writeln!(
+                    s,
+                    r#"<polyline points="{}" fill="none" stroke="{color}" stroke-width="2"{dash}/>"#,
+                    path.join(" ")
+                );
+            }
+            for p in &c.points {
+                let (px, py) = (x(p.iops), y(val(p)));
+                let fill = if p.pct.is_some() { color } else { "white" };
+                let _ = writeln!(
+                    s,
+                    r#"<circle cx="{px:.1}" cy="{py:.1}" r="3" fill="{fill}" stroke="{color}"><title>{} {name}: {:.0} IOPS, {:.1} µs</title></circle>"#,
+                    esc(&c.label),
+                    p.iops,
+                    val(p)
+                );
+            }
+        }
+        // Legend.
+        let ly = TOP + 16.0 + i as f64 * 34.0;
+        let lx = LEFT + 12.0;
+        let _ = writeln!(
+            s,
+            r#"<line x1="{lx:.1}" y1="{ly:.1}" x2="{:.1}" y2="{ly:.1}" stroke="{color}" stroke-width="2"/>"#,
+            lx + 24.0
+        );
+        let _ = writeln!(
+            s,
+            r#"<text x="{:.1}" y="{:.1}">{} mean</text>"#,
+            lx + 30.0,
+            ly + 4.0,
+            esc(&c.label)
+        );
+        let _ = writeln!(
+            s,
+            r#"<line x1="{lx:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="{color}" stroke-width="2" stroke-dasharray="6 4"/>"#,
+            ly + 14.0,
+            lx + 24.0,
+            ly + 14.0
+        );
+        let _ = writeln!(
+            s,
+            r#"<text x="{:.1}" y="{:.1}">{} p99</text>"#,
+            lx + 30.0,
+            ly + 18.0,
+            esc(&c.label)
+        );
+    }
+    s.push_str("</svg>\n");
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn axes_are_nice() {
+        assert_eq!(nice_axis(93_000.0), (20_000.0, 100_000.0));
+        assert_eq!(nice_axis(412.0), (100.0, 500.0));
+        assert_eq!(nice_axis(0.0), (1.0, 5.0));
+    }
+}

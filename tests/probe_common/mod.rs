@@ -1,0 +1,77 @@
+//! Shared helpers for the probe tests: files with known content, checksums, and loop
+//! devices made on our own temp files (always detached, by a Drop guard).
+#![allow(dead_code)]
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Writes `len` bytes of pseudo-random data.
+pub fn random_file(path: &Path, len: usize) {
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut data = Vec::with_capacity(len);
+    while data.len() < len {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        data.extend_from_slice(&x.to_le_bytes());
+    }
+    data.truncate(len);
+    let mut f = std::fs::File::create(path).unwrap();
+    f.write_all(&data).unwrap();
+    f.sync_all().unwrap();
+}
+
+/// FNV-1a over the file's bytes.
+pub fn checksum(path: &Path) -> u64 {
+    let data = std::fs::read(path).unwrap();
+    data.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+        (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// A loop device over a file in a temp dir, with direct I/O on; detached on drop.
+pub struct LoopDev {
+    pub dev: PathBuf,
+    pub backing: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl Drop for LoopDev {
+    fn drop(&mut self) {
+        let _ = Command::new("losetup").arg("-d").arg(&self.dev).status();
+    }
+}
+
+/// Makes a loop device, or says why not: `None` after printing `SKIPPED: ...`. With
+/// `LANEPLAN_REQUIRE_LOOP=1` a failure panics instead (CI runs as root).
+pub fn loop_device(test: &str, size: usize) -> Option<LoopDev> {
+    let dir = tempfile::tempdir().unwrap();
+    let backing = dir.path().join("backing.img");
+    random_file(&backing, size);
+    let out = Command::new("losetup")
+        .args(["--direct-io=on", "--find", "--show"])
+        .arg(&backing)
+        .output();
+    let why = match out {
+        Ok(o) if o.status.success() => {
+            let dev = PathBuf::from(String::from_utf8_lossy(&o.stdout).trim());
+            return Some(LoopDev {
+                dev,
+                backing,
+                _dir: dir,
+            });
+        }
+        Ok(o) => String::from_utf8_lossy(&o.stderr).trim().to_string(),
+        Err(e) => format!("losetup: {e}"),
+    };
+    if std::env::var("LANEPLAN_REQUIRE_LOOP").as_deref() == Ok("1") {
+        panic!(
+            "{test}: loop device required (LANEPLAN_REQUIRE_LOOP=1) but could not be made: {why}"
+        );
+    }
+    eprintln!(
+        "SKIPPED: {test}: cannot create a loop device ({why}); run as root, or set LANEPLAN_REQUIRE_LOOP=1 to make this a failure"
+    );
+    None
+}

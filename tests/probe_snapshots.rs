@@ -1,0 +1,130 @@
+//! Snapshots of the renderings from fixed result structs (no I/O).
+
+use laneplan::probe::engine::EngineKind;
+use laneplan::probe::results::{
+    Curve, CurvePoint, DeviceResult, Latency, ProbeReport, WorkloadInfo, render_curve_table,
+    render_table,
+};
+use laneplan::probe::svg;
+use laneplan::probe::workload::Pattern;
+
+fn device(label: &str, iops: f64, p99: f64, ceiling: Option<(f64, f64)>) -> DeviceResult {
+    DeviceResult {
+        label: label.into(),
+        path: format!("/dev/{label}"),
+        location: None,
+        engine: EngineKind::IoUring,
+        ios: (iops * 10.0) as u64,
+        reads: (iops * 10.0) as u64,
+        writes: 0,
+        bytes: (iops * 10.0) as u64 * 4096,
+        seconds: 10.0,
+        iops,
+        mb_per_s: iops * 4096.0 / 1e6,
+        latency: Some(Latency {
+            mean_us: 150.25,
+            p50_us: 140.0,
+            p99_us: p99,
+            p99_9_us: p99 * 1.5,
+            max_us: 2210.5,
+        }),
+        read_latency: None,
+        write_latency: None,
+        cpu_seconds: Some(4.2),
+        cpu_us_per_io: Some(4.2e6 / (iops * 10.0)),
+        ceiling_gbs: ceiling.map(|c| c.0),
+        ceiling_pct: ceiling.map(|c| c.1),
+        errors: 0,
+        abandoned: 0,
+    }
+}
+
+fn report() -> ProbeReport {
+    ProbeReport {
+        schema_version: 1,
+        mode: "together".into(),
+        workload: WorkloadInfo {
+            name: "4k-randread".into(),
+            bs: "4k".into(),
+            pattern: Pattern::Random,
+            read_pct: 100,
+            qd: 128,
+            jobs: 1,
+            engine: EngineKind::IoUring,
+            ring_setup: Some("coop_taskrun+single_issuer+defer_taskrun".into()),
+            ramp_s: 2.0,
+            runtime_s: Some(10.0),
+            ios: None,
+            rate_iops: None,
+            working_set: 0.25,
+            trace: None,
+            source: None,
+        },
+        devices: vec![
+            device("nvme0n1", 812_345.6, 412.0, Some((3.3, 100.8))),
+            device("nvme1n1", 401_000.0, 980.5, Some((3.3, 49.8))),
+        ],
+        total: Some(device("total", 1_213_345.6, 900.0, Some((6.6, 75.3)))),
+        curves: vec![],
+        interrupted: false,
+        findings: vec![],
+    }
+}
+
+fn curve() -> Curve {
+    let mut points = vec![CurvePoint {
+        pct: None,
+        offered_iops: None,
+        iops: 100_000.0,
+        mb_per_s: 409.6,
+        mean_us: 320.0,
+        p99_us: 900.0,
+        p99_9_us: 1500.0,
+    }];
+    for (i, pct) in laneplan::probe::CURVE_STEPS.iter().enumerate() {
+        let offered = 1000.0 * *pct as f64;
+        let achieved = offered.min(100_000.0);
+        let mean = 80.0
+            + 20.0 * i as f64
+            + if *pct > 100 {
+                400.0 * (*pct - 100) as f64
+            } else {
+                0.0
+            };
+        points.push(CurvePoint {
+            pct: Some(*pct),
+            offered_iops: Some(offered),
+            iops: achieved,
+            mb_per_s: achieved * 4096.0 / 1e6,
+            mean_us: mean,
+            p99_us: mean * 2.5,
+            p99_9_us: mean * 4.0,
+        });
+    }
+    Curve {
+        label: "nvme0n1".into(),
+        points,
+    }
+}
+
+#[test]
+fn table_snapshot() {
+    insta::assert_snapshot!(render_table(&report()));
+}
+
+#[test]
+fn json_snapshot() {
+    insta::assert_json_snapshot!(report());
+}
+
+#[test]
+fn curve_table_snapshot() {
+    insta::assert_snapshot!(render_curve_table(&curve()));
+}
+
+#[test]
+fn curve_svg_snapshot() {
+    let s = svg::render("4k-randread: latency against IOPS", &[curve()]);
+    assert!(s.starts_with("<svg ") && s.ends_with("</svg>\n"));
+    insta::assert_snapshot!(s);
+}
