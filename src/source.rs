@@ -127,7 +127,8 @@ mod tests {
         let f = SourceFile::new("a.toml", "x = 1\ny = é2\n");
         assert_eq!(f.line_col(0), (1, 1));
         assert_eq!(f.line_col(6), (2, 1));
-        // byte 10 is '2', after the two-byte 'é': column 6 in characters.
-        assert_eq!(f.line_col(12), (2, 7));
+        // Line 2 is `y = é2` from byte 6; '2' is byte 12, after the two-byte 'é':
+        // five characters precede it on the line, so column 6.
+        assert_eq!(f.line_col(12), (2, 6));
     }
 }
