@@ -463,6 +463,34 @@ impl BayLayout {
         true
     }
 
+    /// Bay problems, each once, with the bays it concerns.
+    pub fn bay_problems(&self) -> Vec<(Vec<u16>, String)> {
+        let mut out: Vec<(Vec<u16>, String)> = Vec::new();
+        for b in &self.bays {
+            for p in &b.problems {
+                match out.iter_mut().find(|(_, q)| q == p) {
+                    Some((bays, _)) => bays.push(b.number),
+                    None => out.push((vec![b.number], p.clone())),
+                }
+            }
+        }
+        out
+    }
+
+    /// Slot problems, each once, with the slots (short names) it concerns.
+    pub fn slot_problems(&self) -> Vec<(Vec<String>, String)> {
+        let mut out: Vec<(Vec<String>, String)> = Vec::new();
+        for s in &self.slots {
+            for p in &s.problems {
+                match out.iter_mut().find(|(_, q)| q == p) {
+                    Some((slots, _)) => slots.push(s.short.clone()),
+                    None => out.push((vec![s.short.clone()], p.clone())),
+                }
+            }
+        }
+        out
+    }
+
     /// Number of bays marked as a problem.
     pub fn problem_count(&self) -> usize {
         self.bays.iter().filter(|b| b.has_problem()).count()

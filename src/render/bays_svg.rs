@@ -74,6 +74,25 @@ fn fit(s: &str, px: f64, size: f64) -> String {
     }
 }
 
+/// Splits `s` into lines of at most `max` characters at spaces.
+fn wrap(s: &str, max: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    for word in s.split(' ') {
+        if !cur.is_empty() && cur.chars().count() + 1 + word.chars().count() > max {
+            out.push(std::mem::take(&mut cur));
+        }
+        if !cur.is_empty() {
+            cur.push(' ');
+        }
+        cur.push_str(word);
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
 struct Svg {
     body: String,
 }
@@ -946,24 +965,29 @@ pub fn render(layout: &BayLayout) -> String {
     y = lanes(&mut svg, layout, y) + 10.0;
     y = rear(&mut svg, layout, y) + 10.0;
 
-    let mut notes: Vec<String> = layout.notes.clone();
-    for s in &layout.slots {
-        for p in &s.problems {
-            notes.push(format!("{}: {p}", s.label));
-        }
+    let mut notes: Vec<String> = Vec::new();
+    for (bays, p) in layout.bay_problems() {
+        let which = if bays.len() == 1 { "Bay" } else { "Bays" };
+        notes.push(format!("{which} {}: {p}", compress_ranges(&bays)));
+    }
+    notes.extend(layout.notes.iter().cloned());
+    for (slots, p) in layout.slot_problems() {
+        notes.push(format!("{}: {p}", slots.join(", ")));
     }
     if !notes.is_empty() {
         section(&mut svg, y, "Findings");
         y += 6.0;
         for note in &notes {
-            y += 15.0;
-            svg.text(
-                MARGIN,
-                y,
-                11.0,
-                &format!(r#"fill="{PROBLEM}""#),
-                &fit(note, WIDTH - 2.0 * MARGIN, 11.0),
-            );
+            for (i, line) in wrap(note, 165).iter().enumerate() {
+                y += if i == 0 { 16.0 } else { 13.0 };
+                svg.text(
+                    MARGIN + if i == 0 { 0.0 } else { 16.0 },
+                    y,
+                    11.0,
+                    &format!(r#"fill="{PROBLEM}""#),
+                    line,
+                );
+            }
         }
         y += 12.0;
     }

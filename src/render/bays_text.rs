@@ -555,21 +555,15 @@ fn rear(layout: &BayLayout, opts: &TextOptions, painter: &Painter, dash: &str) -
             ]);
         }
         let _ = writeln!(out, "{t}");
-        let probs: Vec<&SlotView> = layout
-            .slots
-            .iter()
-            .filter(|s| !s.problems.is_empty())
-            .collect();
+        let probs = layout.slot_problems();
         if !probs.is_empty() {
             let _ = writeln!(out, "Slot problems:");
-            for s in probs {
-                for p in &s.problems {
-                    let _ = writeln!(
-                        out,
-                        "  {} {p}",
-                        painter.paint(problem_style(), &format!("{}:", s.short))
-                    );
-                }
+            for (slots, p) in probs {
+                let _ = writeln!(
+                    out,
+                    "  {} {p}",
+                    painter.paint(problem_style(), &format!("{}:", slots.join(", ")))
+                );
             }
         }
     }
