@@ -560,11 +560,7 @@ fn lanes(svg: &mut Svg, layout: &BayLayout, y0: f64) -> f64 {
         );
         let second = match (&g.card, g.kind) {
             (Some(c), _) => c.clone(),
-            (None, GroupKind::Direct) => format!(
-                "x{} per bay to {}",
-                g.bay_width,
-                g.root_complex.as_deref().unwrap_or("?")
-            ),
+            (None, GroupKind::Direct) => format!("x{} per bay, no switch", g.bay_width),
             (None, GroupKind::Switch) => "PCIe switch".into(),
             (None, _) => "no card: not connected".into(),
         };
