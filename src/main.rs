@@ -23,6 +23,9 @@ enum Command {
     Show(cmd::plan::ShowArgs),
     /// Check a build file: findings, lane budget; exit 1 on errors, 2 on unreadable input.
     Check(cmd::plan::CheckArgs),
+    /// The chassis front and rear as a person sees them: bays, sockets, paths, slots
+    /// (terminal picture, --svg, --json).
+    Bays(cmd::bays::BaysArgs),
     /// Shell completions for bash, zsh, fish, ...
     Completions { shell: clap_complete::Shell },
     /// The man page (roff) on stdout.
@@ -42,6 +45,7 @@ fn main() -> ExitCode {
         Command::Platforms(a) => cmd::plan::platforms(&a, &cli.catalog),
         Command::Show(a) => cmd::plan::show(&a, &cli.catalog),
         Command::Check(a) => cmd::plan::check(&a, &cli.catalog),
+        Command::Bays(a) => cmd::bays::bays(&a, &cli.catalog),
         Command::Completions { shell } => {
             clap_complete::generate(
                 shell,

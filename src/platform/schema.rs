@@ -255,10 +255,28 @@ pub struct BayGroupDef {
     /// What to fit to go faster (named when a drive's generation drops on this path).
     #[serde(default)]
     pub upgrade: Option<String>,
+    /// Chassis geometry hint for the panel (front or rear) this group sits in: how many rows
+    /// of bays it has. Derived from bay size, count and location when absent (`laneplan bays`).
+    #[serde(default)]
+    pub rows: Option<u8>,
+    /// Whether bay numbers run along the rows (default) or down the columns.
+    #[serde(default)]
+    pub order: Option<BayOrder>,
     #[serde(default)]
     pub confidence: Confidence,
     #[serde(default)]
     pub source: Option<String>,
+}
+
+/// How bay numbers run across a panel of several rows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum BayOrder {
+    /// Left to right, then the next row down (0 1 2 3 / 4 5 6 7).
+    #[default]
+    RowMajor,
+    /// Top to bottom, then the next column to the right (0 3 6 9 / 1 4 7 10).
+    ColumnMajor,
 }
 
 fn front() -> String {

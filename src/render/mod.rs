@@ -1,4 +1,6 @@
 //! Renderers: text for people, JSON for programs. They read models; they never decide.
 
+pub mod bays_svg;
+pub mod bays_text;
 pub mod json;
 pub mod text;
