@@ -3,5 +3,6 @@
 //! See `docs/ARCHITECTURE.md` for the map of the code.
 
 pub mod finding;
+pub mod host;
 pub mod pcie;
 pub mod topology;

@@ -19,6 +19,10 @@ enum Command {
     Completions { shell: clap_complete::Shell },
     /// The man page (roff) on stdout.
     Man,
+    /// Audit the live PCIe tree (or a capture, or an lspci dump): links, NUMA, slots, NVMe, AER.
+    Audit(cmd::audit::AuditArgs),
+    /// Save exactly the files `audit` reads into a .tar.gz, for replay with --sysfs-root.
+    Gather(cmd::audit::GatherArgs),
 }
 
 fn main() -> ExitCode {
@@ -34,6 +38,8 @@ fn main() -> ExitCode {
             Ok(ExitCode::SUCCESS)
         }
         Command::Man => cmd::man(Cli::command()),
+        Command::Audit(args) => cmd::audit::run(args),
+        Command::Gather(args) => cmd::audit::gather(args),
     };
     result.unwrap_or_else(cmd::report_error)
 }

@@ -1,5 +1,7 @@
 //! One file per subcommand: argument structs and printing. Logic stays in the library.
 
+pub mod audit;
+
 use std::process::ExitCode;
 
 /// Exit code 2: usage or input error. Printed with miette so located errors show their
