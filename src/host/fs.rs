@@ -229,7 +229,14 @@ impl SysFs {
     /// True when `rel` exists (after resolving links).
     pub fn exists(&self, rel: &str) -> bool {
         match self.canonical(rel) {
-            Ok(c) => std::fs::metadata(self.abs(&c)).is_ok(),
+            Ok(c) => match std::fs::metadata(self.abs(&c)) {
+                Ok(m) => {
+                    // A replay must see the same answer.
+                    self.note(&c, if m.is_dir() { Touched::Dir } else { Touched::File });
+                    true
+                }
+                Err(_) => false,
+            },
             Err(_) => false,
         }
     }
@@ -237,7 +244,13 @@ impl SysFs {
     /// True when `rel` is a directory (after resolving links).
     pub fn is_dir(&self, rel: &str) -> bool {
         match self.canonical(rel) {
-            Ok(c) => std::fs::metadata(self.abs(&c)).map(|m| m.is_dir()).unwrap_or(false),
+            Ok(c) => {
+                let d = std::fs::metadata(self.abs(&c)).map(|m| m.is_dir()).unwrap_or(false);
+                if d {
+                    self.note(&c, Touched::Dir);
+                }
+                d
+            }
             Err(_) => false,
         }
     }
