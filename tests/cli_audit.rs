@@ -23,7 +23,10 @@ fn run_text(root: &str) -> (String, i32) {
         .args(["audit", "--sysfs-root", root, "--pci-ids", &ids()])
         .output()
         .unwrap();
-    (String::from_utf8(out.stdout).unwrap(), out.status.code().unwrap())
+    (
+        String::from_utf8(out.stdout).unwrap(),
+        out.status.code().unwrap(),
+    )
 }
 
 fn run_json(root: &str) -> serde_json::Value {
@@ -57,8 +60,13 @@ fn snapshots_of_every_fixture() {
         json["names"] = "[pci.ids]".into();
         insta::assert_json_snapshot!(format!("{name}.json"), json);
     }
-    let dump = fixtures().join("shared/lspci-r740xd/dell-r740xd-ubuntu2004-62F4A9812E0F.lspci-vvnn.txt");
-    let out = laneplan().args(["audit", "--lspci"]).arg(&dump).output().unwrap();
+    let dump =
+        fixtures().join("shared/lspci-r740xd/dell-r740xd-ubuntu2004-62F4A9812E0F.lspci-vvnn.txt");
+    let out = laneplan()
+        .args(["audit", "--lspci"])
+        .arg(&dump)
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(0));
     insta::assert_snapshot!("lspci-r740xd.txt", String::from_utf8(out.stdout).unwrap());
 }
@@ -67,7 +75,13 @@ fn snapshots_of_every_fixture() {
 fn exit_codes() {
     // Clean (notes and warnings only): 0.
     laneplan()
-        .args(["audit", "--sysfs-root", &fixtures().join("sysfs/r740xd-12nvme").display().to_string(), "--aer-threshold", "100"])
+        .args([
+            "audit",
+            "--sysfs-root",
+            &fixtures().join("sysfs/r740xd-12nvme").display().to_string(),
+            "--aer-threshold",
+            "100",
+        ])
         .assert()
         .code(1); // downtrained links and non-fatal AER are errors
     let (text, code) = run_text(&own("r6525-gen3"));
@@ -83,7 +97,9 @@ fn exit_codes() {
         .args(["audit", "--lspci", "/nonexistent/dump.txt"])
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("cannot read /nonexistent/dump.txt"));
+        .stderr(predicate::str::contains(
+            "cannot read /nonexistent/dump.txt",
+        ));
     laneplan()
         .args(["audit", "--lspci", "x", "--sysfs-root", "/"])
         .assert()
@@ -102,7 +118,10 @@ fn json_is_versioned_and_alone_on_stdout() {
     let v = run_json(&own("r6525-gen3"));
     assert_eq!(v["schema_version"], 1);
     assert_eq!(v["functions"].as_array().unwrap().len(), 15);
-    assert_eq!(v["drives"][0]["link"], serde_json::json!({"gen": 3, "width": 4}));
+    assert_eq!(
+        v["drives"][0]["link"],
+        serde_json::json!({"gen": 3, "width": 4})
+    );
     assert_eq!(v["drives"][0]["link_status"], "downtrained");
     assert_eq!(v["drives"][0]["bay"], serde_json::Value::Null);
     assert_eq!(v["findings"][0]["code"], "LP0302");
@@ -113,7 +132,14 @@ fn prometheus_textfile() {
     let t = tempfile::tempdir().unwrap();
     let prom = t.path().join("laneplan.prom");
     laneplan()
-        .args(["audit", "--sysfs-root", &own("r740xd-12nvme"), "--pci-ids", &ids(), "--prometheus"])
+        .args([
+            "audit",
+            "--sysfs-root",
+            &own("r740xd-12nvme"),
+            "--pci-ids",
+            &ids(),
+            "--prometheus",
+        ])
         .arg(&prom)
         .assert()
         .code(1);
@@ -162,7 +188,9 @@ fn gather_then_replay_via_the_cli() {
     let un = t.path().join("u");
     std::fs::create_dir(&un).unwrap();
     let f = std::fs::File::open(&out).unwrap();
-    tar::Archive::new(flate2::read::GzDecoder::new(f)).unpack(&un).unwrap();
+    tar::Archive::new(flate2::read::GzDecoder::new(f))
+        .unpack(&un)
+        .unwrap();
     let (a, ca) = run_text(&own("r6525-gen3"));
     let (b, cb) = run_text(&un.display().to_string());
     assert_eq!((a, ca), (b, cb));

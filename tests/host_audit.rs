@@ -20,7 +20,10 @@ fn audit(root: &Path) -> Audit {
 }
 
 fn link(g: Gen, w: u8) -> Option<LinkState> {
-    Some(LinkState { speed: Some(g), width: w })
+    Some(LinkState {
+        speed: Some(g),
+        width: w,
+    })
 }
 
 fn f<'a>(a: &'a Audit, bdf: &str) -> &'a laneplan::host::audit::FunctionReport {
@@ -48,9 +51,18 @@ fn assert_same_tree_as_lspci(root: &Path) {
     let theirs = parse_tree(&lspci(root, &["-t"]));
     let ours_rendered = parse_tree(&render::tree(&a, TreeStyle::Bare));
     let ours = structure_of(&a);
-    assert!(!theirs.is_empty(), "lspci showed nothing for {}", root.display());
+    assert!(
+        !theirs.is_empty(),
+        "lspci showed nothing for {}",
+        root.display()
+    );
     assert_eq!(ours, theirs, "audit vs lspci -t on {}", root.display());
-    assert_eq!(ours_rendered, theirs, "rendered tree vs lspci -t on {}", root.display());
+    assert_eq!(
+        ours_rendered,
+        theirs,
+        "rendered tree vs lspci -t on {}",
+        root.display()
+    );
     // The full tree (names and links) has the same structure too.
     assert_eq!(parse_tree(&render::tree(&a, TreeStyle::Full)), theirs);
 }
@@ -108,9 +120,17 @@ fn plx_capture_two_switches_and_the_x722_note() {
         assert_eq!(x722.link_max, link(Gen::G3, 1));
         assert_eq!(x722.link_status, LinkStatus::ChipsetReduced);
     }
-    let notes: Vec<_> = a.findings.iter().filter(|f| f.code == codes::CHIPSET_LINK).collect();
+    let notes: Vec<_> = a
+        .findings
+        .iter()
+        .filter(|f| f.code == codes::CHIPSET_LINK)
+        .collect();
     assert_eq!(notes.len(), 2);
-    assert!(notes[0].message.contains("runs at 2.5 GT/s x1, expected 8.0 GT/s x1"));
+    assert!(
+        notes[0]
+            .message
+            .contains("runs at 2.5 GT/s x1, expected 8.0 GT/s x1")
+    );
     assert_eq!(
         notes[0].help.as_deref(),
         Some("chipset-integrated devices often report this way; not a fault")
@@ -176,14 +196,27 @@ fn libnvme_multipath_one_namespace_two_controllers_two_numa_nodes() {
     let paths: Vec<(&str, &str, Option<&str>)> = head
         .paths
         .iter()
-        .map(|p| (p.name.as_str(), p.controller.as_str(), p.numa_nodes.as_deref()))
+        .map(|p| {
+            (
+                p.name.as_str(),
+                p.controller.as_str(),
+                p.numa_nodes.as_deref(),
+            )
+        })
         .collect();
     assert_eq!(
         paths,
-        [("nvme1c1n1", "nvme1", Some("0-1")), ("nvme1c2n1", "nvme2", Some("2-3"))]
+        [
+            ("nvme1c1n1", "nvme1", Some("0-1")),
+            ("nvme1c2n1", "nvme2", Some("2-3"))
+        ]
     );
     assert_eq!(head.size_sectors, Some(11_233_968));
-    let sub = a.subsystems.iter().find(|s| s.name == "nvme-subsys1").unwrap();
+    let sub = a
+        .subsystems
+        .iter()
+        .find(|s| s.name == "nvme-subsys1")
+        .unwrap();
     assert_eq!(sub.controllers, ["nvme1", "nvme2"]);
     assert_eq!(sub.namespaces, ["nvme1n1"]);
     assert_eq!(ns[0].slot.as_deref(), Some("U50EE.001.WZS000E-P3-C14-R1"));
@@ -244,12 +277,19 @@ fn r740xd_12nvme_names_exactly_its_problems() {
     assert!(models.contains("Micron_9300_MTFDHAL3T8TDP"));
     let by_numa = |n| a.drives.iter().filter(|d| d.numa_node == Some(n)).count();
     assert_eq!((by_numa(0), by_numa(1)), (4, 7));
-    let d = a.drives.iter().find(|d| d.bdf.as_deref() == Some("0000:b0:00.0")).unwrap();
+    let d = a
+        .drives
+        .iter()
+        .find(|d| d.bdf.as_deref() == Some("0000:b0:00.0"))
+        .unwrap();
     assert_eq!(d.link, link(Gen::G3, 2));
     assert_eq!(d.slot.as_deref(), Some("4-2"));
     assert_eq!(d.upstream_port.as_deref(), Some("0000:ae:01.0"));
     let d0 = &a.drives[0];
-    assert_eq!((d0.bdf.as_deref(), d0.slot.as_deref()), (Some("0000:18:00.0"), Some("1")));
+    assert_eq!(
+        (d0.bdf.as_deref(), d0.slot.as_deref()),
+        (Some("0000:18:00.0"), Some("1"))
+    );
     assert_eq!(d0.namespaces[0].mounts, ["/data 0"]);
     assert_eq!(f(&a, "0000:3b:00.0").ids, "1000:0016");
     assert_eq!(f(&a, "0000:3b:00.0").link, link(Gen::G3, 8));
@@ -282,7 +322,10 @@ fn r6525_gen4_drives_at_gen3_are_downtrained() {
     // The topology is the plan's type: devices under root ports under NUMA "sockets".
     let t = &a.topology;
     let d = t.node_by_id("0000:41:00.0").unwrap();
-    assert_eq!(t.describe_path(d), "NUMA node 1 > [0000:40] > 0000:40:01.1 > 0000:41:00.0");
+    assert_eq!(
+        t.describe_path(d),
+        "NUMA node 1 > [0000:40] > 0000:40:01.1 > 0000:41:00.0"
+    );
     let rate = t.pcie_path(d)[0].1;
     assert_eq!((rate.generation, rate.width), (Gen::G3, 4));
 }
@@ -316,11 +359,24 @@ fn r740xd_lspci_dump_parses_whole() {
         .collect();
     assert_eq!(with_link, with_lnksta);
     assert_eq!(with_link.len(), 11);
-    assert_eq!(f(&a, "0000:00:00.0").link, Some(LinkState { speed: None, width: 0 }));
+    assert_eq!(
+        f(&a, "0000:00:00.0").link,
+        Some(LinkState {
+            speed: None,
+            width: 0
+        })
+    );
     assert_eq!(f(&a, "0000:00:1c.0").link, link(Gen::G2, 2));
     assert_eq!(f(&a, "0000:00:1c.0").link_max, link(Gen::G3, 2));
-    assert_eq!(f(&a, "0000:01:00.0").parent.as_deref(), Some("0000:00:1c.0"));
-    assert!(a.functions.iter().all(|f| f.link_status != LinkStatus::Downtrained));
+    assert_eq!(
+        f(&a, "0000:01:00.0").parent.as_deref(),
+        Some("0000:00:1c.0")
+    );
+    assert!(
+        a.functions
+            .iter()
+            .all(|f| f.link_status != LinkStatus::Downtrained)
+    );
     assert_eq!(
         codes_at(&a),
         vec![
@@ -328,7 +384,11 @@ fn r740xd_lspci_dump_parses_whole() {
             ("LP0305".into(), "0000:00:1c.0".into()),
         ]
     );
-    let n1c = a.findings.iter().find(|f| f.code == codes::PORT_LIMITED).unwrap();
+    let n1c = a
+        .findings
+        .iter()
+        .find(|f| f.code == codes::PORT_LIMITED)
+        .unwrap();
     assert_eq!(
         n1c.message,
         "0000:00:1c.0 runs at 5.0 GT/s x2 of 8.0 GT/s x2: its device 0000:01:00.0 tops out at 5.0 GT/s x2"
@@ -342,12 +402,26 @@ fn sysfs_and_lspci_readers_agree_on_the_same_host() {
         let from_sysfs = audit(&root);
         let dump = lspci(&root, &["-vvnn"]);
         let from_lspci = host::audit_lspci(&dump, "generated", AuditOptions::default());
-        assert_eq!(structure_of(&from_lspci), structure_of(&from_sysfs), "{name}");
+        assert_eq!(
+            structure_of(&from_lspci),
+            structure_of(&from_sysfs),
+            "{name}"
+        );
         for (x, y) in from_sysfs.functions.iter().zip(&from_lspci.functions) {
             assert_eq!(x.bdf, y.bdf);
             assert_eq!((x.link, x.link_max), (y.link, y.link_max), "{}", x.bdf);
-            assert_eq!((x.numa_node, &x.slot, x.kind), (y.numa_node, &y.slot, y.kind), "{}", x.bdf);
-            assert_eq!((x.ids.as_str(), &x.class), (y.ids.as_str(), &y.class), "{}", x.bdf);
+            assert_eq!(
+                (x.numa_node, &x.slot, x.kind),
+                (y.numa_node, &y.slot, y.kind),
+                "{}",
+                x.bdf
+            );
+            assert_eq!(
+                (x.ids.as_str(), &x.class),
+                (y.ids.as_str(), &y.class),
+                "{}",
+                x.bdf
+            );
             assert_eq!(x.link_status, y.link_status, "{}", x.bdf);
         }
         // Same link verdicts (AER exists only in sysfs).

@@ -10,7 +10,11 @@ use std::path::Path;
 const DEVS: &str = "sys/devices/pci0000:17";
 
 fn audit(root: &Path) -> Audit {
-    host::audit_sysfs(root, Some(&fixtures().join("pci.ids")), AuditOptions::default())
+    host::audit_sysfs(
+        root,
+        Some(&fixtures().join("pci.ids")),
+        AuditOptions::default(),
+    )
 }
 
 fn unreadable(a: &Audit) -> Vec<String> {
@@ -30,11 +34,20 @@ fn missing_files() {
     std::fs::remove_file(d.join("config")).unwrap();
     std::fs::remove_file(root.join("proc/mounts")).unwrap();
     let a = audit(&root);
-    assert_eq!(unreadable(&a), ["0000:18:00.0: no vendor, class in its sysfs directory"]);
+    assert_eq!(
+        unreadable(&a),
+        ["0000:18:00.0: no vendor, class in its sysfs directory"]
+    );
     assert_eq!(a.functions.len(), 30);
     assert_eq!(a.function("0000:18:00.0").unwrap().ids, "????:????");
     // The rest of the audit is untouched.
-    assert_eq!(a.findings.iter().filter(|f| f.code == codes::DOWNTRAINED).count(), 2);
+    assert_eq!(
+        a.findings
+            .iter()
+            .filter(|f| f.code == codes::DOWNTRAINED)
+            .count(),
+        2
+    );
 }
 
 #[test]
@@ -45,7 +58,11 @@ fn garbage_values() {
     std::fs::write(d.join("numa_node"), "zero\n").unwrap();
     std::fs::write(d.join("max_link_width"), "3\n").unwrap();
     std::fs::write(d.join("aer_dev_correctable"), "RxErr lots\n").unwrap();
-    std::fs::write(root.join("sys/bus/pci/slots/1-2/address"), "not-an-address\n").unwrap();
+    std::fs::write(
+        root.join("sys/bus/pci/slots/1-2/address"),
+        "not-an-address\n",
+    )
+    .unwrap();
     let a = audit(&root);
     let mut got = unreadable(&a);
     got.sort();
@@ -81,7 +98,11 @@ fn unreadable_files() {
     assert_eq!(got.len(), 2, "{got:?}");
     assert!(got[0].starts_with("cannot read device: "), "{got:?}");
     assert!(got[1].starts_with("cannot read model: "), "{got:?}");
-    let drive = a.drives.iter().find(|d| d.controller.as_deref() == Some("nvme2")).unwrap();
+    let drive = a
+        .drives
+        .iter()
+        .find(|d| d.controller.as_deref() == Some("nvme2"))
+        .unwrap();
     assert_eq!(drive.model, None);
     assert_eq!(drive.serial.as_deref(), Some("1941002A5F03"));
 }
@@ -128,7 +149,13 @@ fn truncated_lspci_dump() {
     let at = text.find("LnkSta:\tSpeed 8GT/s (ok), Width").unwrap() + 14;
     let (_, findings) = host::lspci::parse(&text[..at], "cut.txt");
     assert_eq!(findings.len(), 1);
-    assert!(findings[0].message.starts_with("LnkSta: no speed and width"), "{}", findings[0].message);
+    assert!(
+        findings[0]
+            .message
+            .starts_with("LnkSta: no speed and width"),
+        "{}",
+        findings[0].message
+    );
 }
 
 #[test]
@@ -141,11 +168,18 @@ fn gather_replays_exactly() {
         assert!(g.files > 100 && g.links > 20, "{g:?}");
         let un = t.path().join("unpacked");
         let f = std::fs::File::open(&out).unwrap();
-        tar::Archive::new(flate2::read::GzDecoder::new(f)).unpack(&un).unwrap();
+        tar::Archive::new(flate2::read::GzDecoder::new(f))
+            .unpack(&un)
+            .unwrap();
         // Links stay links.
         let l = un.join("sys/bus/pci/devices/0000:01:00.0");
         if name == "r6525-gen3" {
-            assert!(std::fs::symlink_metadata(&l).unwrap().file_type().is_symlink());
+            assert!(
+                std::fs::symlink_metadata(&l)
+                    .unwrap()
+                    .file_type()
+                    .is_symlink()
+            );
         }
         let a = serde_json::to_value(audit(&root)).unwrap();
         let b = serde_json::to_value(audit(&un)).unwrap();
@@ -167,9 +201,44 @@ fn gather_of_a_real_capture_replays_and_is_small() {
     host::gather::gather(&root, &out, AuditOptions::default()).unwrap();
     let un = t.path().join("u");
     let f = std::fs::File::open(&out).unwrap();
-    tar::Archive::new(flate2::read::GzDecoder::new(f)).unpack(&un).unwrap();
+    tar::Archive::new(flate2::read::GzDecoder::new(f))
+        .unpack(&un)
+        .unwrap();
     let text = |r: &Path| laneplan::host::render::text(&audit(r));
     assert_eq!(text(&root), text(&un));
     // lspci agrees with the replay too.
-    assert_eq!(parse_tree(&lspci(&un, &["-t"])), parse_tree(&lspci(&root, &["-t"])));
+    assert_eq!(
+        parse_tree(&lspci(&un, &["-t"])),
+        parse_tree(&lspci(&root, &["-t"]))
+    );
+}
+
+#[test]
+fn nvme_controller_without_namespace_and_conflicting_buses() {
+    let (_t, root) = own_copy("r6525-gen3");
+    let ctrl = root.join("sys/devices/pci0000:00/0000:00:01.1/0000:01:00.0/nvme/nvme0");
+    std::fs::remove_dir_all(ctrl.join("nvme0n1")).unwrap();
+    std::fs::remove_file(root.join("sys/class/block/nvme0n1")).unwrap();
+    // 00:01.2 claims bus 01 too.
+    let p = root.join("sys/devices/pci0000:00/0000:00:01.2");
+    std::fs::write(p.join("secondary_bus_number"), "1\n").unwrap();
+    std::fs::write(p.join("subordinate_bus_number"), "2\n").unwrap();
+    let a = audit(&root);
+    let got: Vec<(&str, &str)> = a
+        .findings
+        .iter()
+        .filter(|f| f.code != codes::DOWNTRAINED)
+        .map(|f| (f.code, f.message.as_str()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (
+                "LP0310",
+                "0000:00:01.1 [01-01] and 0000:00:01.2 [01-02] claim the same buses"
+            ),
+            ("LP0309", "nvme0: NVMe controller without a namespace"),
+        ]
+    );
+    assert!(a.has_errors());
 }

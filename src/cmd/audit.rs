@@ -11,7 +11,12 @@ use std::process::ExitCode;
 pub struct AuditArgs {
     /// Read sysfs below this root (`<root>/sys/...`, `<root>/proc/...`); a gathered capture
     /// replays here.
-    #[arg(long, value_name = "DIR", default_value = "/", conflicts_with = "lspci")]
+    #[arg(
+        long,
+        value_name = "DIR",
+        default_value = "/",
+        conflicts_with = "lspci"
+    )]
     pub sysfs_root: PathBuf,
     /// Read an `lspci -vvnn` dump instead of sysfs.
     #[arg(long, value_name = "FILE")]
@@ -84,7 +89,10 @@ pub fn run(args: AuditArgs) -> miette::Result<ExitCode> {
 
 pub fn gather(args: GatherArgs) -> miette::Result<ExitCode> {
     if !args.sysfs_root.join("sys").is_dir() {
-        return Err(miette!("{} has no sys/ directory", args.sysfs_root.display()));
+        return Err(miette!(
+            "{} has no sys/ directory",
+            args.sysfs_root.display()
+        ));
     }
     let g = host::gather::gather(&args.sysfs_root, &args.out, AuditOptions::default())
         .into_diagnostic()

@@ -187,9 +187,14 @@ pub fn audit(
             }
             status[i] = LinkStatus::Down;
             findings.push(
-                Finding::warning(codes::LINK_DOWN, format!("{id}: device present but its link is down"))
-                    .with_help("reseat the device or check its power; a link that is down carries nothing")
-                    .at_node(tree_path(&tree, i)),
+                Finding::warning(
+                    codes::LINK_DOWN,
+                    format!("{id}: device present but its link is down"),
+                )
+                .with_help(
+                    "reseat the device or check its power; a link that is down carries nothing",
+                )
+                .at_node(tree_path(&tree, i)),
             );
             continue;
         }
@@ -247,7 +252,10 @@ pub fn audit(
                 findings.push(
                     Finding::note(
                         codes::EMPTY_PORT,
-                        format!("{id}: no device below and the link is down (max {}): an empty port", max.label()),
+                        format!(
+                            "{id}: no device below and the link is down (max {}): an empty port",
+                            max.label()
+                        ),
                     )
                     .with_help("not a fault; lspci marks such a port (downgraded)")
                     .at_node(tree_path(&tree, i)),
@@ -290,7 +298,9 @@ pub fn audit(
                 codes::PORT_LIMITED,
                 format!("{id} runs at {} of {}: {why}", cur.label(), max.label()),
             )
-            .with_help("not a fault: a port trains at what its device can do (lspci marks it downgraded)")
+            .with_help(
+                "not a fault: a port trains at what its device can do (lspci marks it downgraded)",
+            )
             .at_node(tree_path(&tree, i)),
         );
     }
@@ -318,7 +328,9 @@ pub fn audit(
                         a.correctable, opts.aer_threshold
                     ),
                 )
-                .with_help("a marginal link: check seating, cables and the backplane (--aer-threshold)")
+                .with_help(
+                    "a marginal link: check seating, cables and the backplane (--aer-threshold)",
+                )
                 .at_node(tree_path(&tree, i)),
             );
         }
@@ -424,7 +436,13 @@ fn drives(scan: &HostScan, tree: &LiveTree, functions: &[FunctionReport]) -> Vec
         if let Some(i) = i {
             covered.insert(i);
         }
-        out.push(drive_row(tree, functions, i, Some(c), c.namespaces.iter().filter_map(|n| block(n)).collect()));
+        out.push(drive_row(
+            tree,
+            functions,
+            i,
+            Some(c),
+            c.namespaces.iter().filter_map(|n| block(n)).collect(),
+        ));
     }
     // NVMe functions without a controller (no driver bound).
     for (i, f) in tree.funcs.iter().enumerate() {
@@ -468,7 +486,9 @@ fn drive_row(
         numa_node: f.and_then(|f| f.numa_node).or(c.and_then(|c| c.numa_node)),
         link: f.and_then(|f| f.link),
         link_max: f.and_then(|f| f.link_max),
-        link_status: f.map(|f| f.link_status).unwrap_or(LinkStatus::NotApplicable),
+        link_status: f
+            .map(|f| f.link_status)
+            .unwrap_or(LinkStatus::NotApplicable),
         upstream_port: port.map(|p| tree.funcs[p].bdf().to_string()),
         switch,
         subsystem: c.and_then(|c| c.subsystem.clone()),

@@ -125,9 +125,12 @@ impl SysFs {
             return hit.clone();
         }
         let out = self.resolve(rel);
-        self.cache
-            .borrow_mut()
-            .insert(rel.to_string(), out.clone());
+        let mut cache = self.cache.borrow_mut();
+        if let Ok(c) = &out {
+            // A canonical path resolves to itself: later reads below it skip the walk.
+            cache.insert(c.clone(), out.clone());
+        }
+        cache.insert(rel.to_string(), out.clone());
         out
     }
 
@@ -194,17 +197,18 @@ impl SysFs {
             // Record mode takes the careful path: the leaf may itself be a link.
             let canon = self.canonical(&full)?;
             let data =
-                std::fs::read(self.abs(&canon)).map_err(|e| FsError::new(rel, io_reason(&e)))?;
+                read_small(&self.abs(&canon)).map_err(|e| FsError::new(rel, io_reason(&e)))?;
             self.note(&canon, Touched::File);
             return Ok(data);
         }
-        std::fs::read(self.abs(&full)).map_err(|e| FsError::new(rel, io_reason(&e)))
+        read_small(&self.abs(&full)).map_err(|e| FsError::new(rel, io_reason(&e)))
     }
 
     /// Names in a directory, sorted.
     pub fn list(&self, rel: &str) -> Result<Vec<String>, FsError> {
         let canon = self.canonical(rel)?;
-        let rd = std::fs::read_dir(self.abs(&canon)).map_err(|e| FsError::new(rel, io_reason(&e)))?;
+        let rd =
+            std::fs::read_dir(self.abs(&canon)).map_err(|e| FsError::new(rel, io_reason(&e)))?;
         let mut out = Vec::new();
         for entry in rd {
             let entry = entry.map_err(|e| FsError::new(rel, io_reason(&e)))?;
@@ -220,7 +224,8 @@ impl SysFs {
         let (dir, name) = split(rel);
         let dir = self.canonical(dir)?;
         let full = join(&dir, name);
-        let t = std::fs::read_link(self.abs(&full)).map_err(|e| FsError::new(rel, io_reason(&e)))?;
+        let t =
+            std::fs::read_link(self.abs(&full)).map_err(|e| FsError::new(rel, io_reason(&e)))?;
         let t = t.to_string_lossy().to_string();
         self.note(&full, Touched::Link(t.clone()));
         Ok(t)
@@ -232,7 +237,14 @@ impl SysFs {
             Ok(c) => match std::fs::metadata(self.abs(&c)) {
                 Ok(m) => {
                     // A replay must see the same answer.
-                    self.note(&c, if m.is_dir() { Touched::Dir } else { Touched::File });
+                    self.note(
+                        &c,
+                        if m.is_dir() {
+                            Touched::Dir
+                        } else {
+                            Touched::File
+                        },
+                    );
                     true
                 }
                 Err(_) => false,
@@ -245,13 +257,31 @@ impl SysFs {
     pub fn is_dir(&self, rel: &str) -> bool {
         match self.canonical(rel) {
             Ok(c) => {
-                let d = std::fs::metadata(self.abs(&c)).map(|m| m.is_dir()).unwrap_or(false);
+                let d = std::fs::metadata(self.abs(&c))
+                    .map(|m| m.is_dir())
+                    .unwrap_or(false);
                 if d {
                     self.note(&c, Touched::Dir);
                 }
                 d
             }
             Err(_) => false,
+        }
+    }
+}
+
+/// Reads a file without the stat `std::fs::read` does first (sysfs sizes are fake anyway).
+fn read_small(p: &Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut f = std::fs::File::open(p)?;
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 4096];
+    loop {
+        match f.read(&mut chunk) {
+            Ok(0) => return Ok(buf),
+            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
         }
     }
 }
@@ -282,7 +312,11 @@ mod tests {
         let t = tempfile::tempdir().unwrap();
         let r = t.path();
         std::fs::create_dir_all(r.join("sys/devices/pci0000:00/0000:00:01.0")).unwrap();
-        std::fs::write(r.join("sys/devices/pci0000:00/0000:00:01.0/vendor"), "0x8086\n").unwrap();
+        std::fs::write(
+            r.join("sys/devices/pci0000:00/0000:00:01.0/vendor"),
+            "0x8086\n",
+        )
+        .unwrap();
         std::fs::create_dir_all(r.join("sys/bus/pci/devices")).unwrap();
         symlink(
             "../../../devices/pci0000:00/0000:00:01.0",
@@ -309,7 +343,9 @@ mod tests {
         let touched = fs.touched();
         assert_eq!(
             touched.get("sys/bus/pci/devices/0000:00:01.0"),
-            Some(&Touched::Link("../../../devices/pci0000:00/0000:00:01.0".into()))
+            Some(&Touched::Link(
+                "../../../devices/pci0000:00/0000:00:01.0".into()
+            ))
         );
         assert_eq!(
             touched.get("sys/devices/pci0000:00/0000:00:01.0/vendor"),

@@ -43,7 +43,10 @@ pub fn gather(root: &Path, out: &Path, opts: AuditOptions) -> std::io::Result<Ga
     tar.follow_symlinks(false);
     let (mut files, mut links, mut dirs) = (0, 0, 0);
     let mut made: BTreeSet<String> = BTreeSet::new();
-    let add_dir = |tar: &mut tar::Builder<GzEncoder<std::fs::File>>, rel: &str, made: &mut BTreeSet<String>| -> std::io::Result<usize> {
+    let add_dir = |tar: &mut tar::Builder<GzEncoder<std::fs::File>>,
+                   rel: &str,
+                   made: &mut BTreeSet<String>|
+     -> std::io::Result<usize> {
         let mut n = 0;
         let mut acc = String::new();
         for c in rel.split('/') {

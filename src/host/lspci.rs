@@ -85,7 +85,11 @@ pub fn parse(text: &str, file: &str) -> (HostScan, Vec<Finding>) {
             match rest.trim().parse::<i64>() {
                 Ok(n) if n >= 0 => f.numa_node = u32::try_from(n).ok(),
                 Ok(_) => {}
-                Err(_) => bad(&mut findings, line_no, format!("NUMA node {:?} is not a number", rest.trim())),
+                Err(_) => bad(
+                    &mut findings,
+                    line_no,
+                    format!("NUMA node {:?} is not a number", rest.trim()),
+                ),
             }
         } else if let Some(rest) = t.strip_prefix("Physical Slot:") {
             f.slot = Some(rest.trim().to_string());
@@ -109,7 +113,11 @@ pub fn parse(text: &str, file: &str) -> (HostScan, Vec<Finding>) {
                     f.bus_range = (s != 0).then_some((s, u));
                     f.is_bridge = true;
                 }
-                _ => bad(&mut findings, line_no, format!("bridge bus numbers unreadable: {:?}", clip(t))),
+                _ => bad(
+                    &mut findings,
+                    line_no,
+                    format!("bridge bus numbers unreadable: {:?}", clip(t)),
+                ),
             }
         } else if in_express && let Some(rest) = t.strip_prefix("LnkCap:") {
             match parse_link(rest) {
@@ -131,7 +139,11 @@ pub fn parse(text: &str, file: &str) -> (HostScan, Vec<Finding>) {
                 .and_then(|v| v.parse::<u16>().ok());
             match n {
                 Some(v) if crate::pcie::valid_mps(v) => f.mps = Some(v),
-                _ => bad(&mut findings, line_no, format!("DevCtl MaxPayload unreadable: {:?}", clip(t))),
+                _ => bad(
+                    &mut findings,
+                    line_no,
+                    format!("DevCtl MaxPayload unreadable: {:?}", clip(t)),
+                ),
             }
         }
     }
@@ -191,7 +203,9 @@ fn parse_header(line: &str) -> Option<PciFunction> {
         .find("(rev ")
         .and_then(|i| body.get(i + 5..i + 7))
         .and_then(|p| u8::from_str_radix(p, 16).ok());
-    let name_end = body.find(&format!("[{v:04x}:{d:04x}]")).unwrap_or(body.len());
+    let name_end = body
+        .find(&format!("[{v:04x}:{d:04x}]"))
+        .unwrap_or(body.len());
     f.name = Some(body[..name_end].trim().to_string());
     f.is_bridge = class == 0x0604;
     Some(f)
@@ -199,14 +213,20 @@ fn parse_header(line: &str) -> Option<PciFunction> {
 
 /// The vendor:device pair of the header (before `(rev` and `(prog-if`).
 fn last_ids_before_rev(body: &str) -> Option<(u16, u16)> {
-    let end = body.find(" (rev ").or_else(|| body.find(" (prog-if ")).unwrap_or(body.len());
+    let end = body
+        .find(" (rev ")
+        .or_else(|| body.find(" (prog-if "))
+        .unwrap_or(body.len());
     last_ids(&body[..end])
 }
 
 fn express_port_type(rest: &str) -> Option<PortType> {
     // `[40] Express (v2) Root Port (Slot+), MSI 00`
     let order = [
-        ("Root Complex Integrated Endpoint", PortType::IntegratedEndpoint),
+        (
+            "Root Complex Integrated Endpoint",
+            PortType::IntegratedEndpoint,
+        ),
         ("Root Complex Event Collector", PortType::EventCollector),
         ("Legacy Endpoint", PortType::LegacyEndpoint),
         ("Root Port", PortType::RootPort),
@@ -216,7 +236,10 @@ fn express_port_type(rest: &str) -> Option<PortType> {
         ("PCI/PCI-X to PCI-Express Bridge", PortType::PciToPcie),
         ("Endpoint", PortType::Endpoint),
     ];
-    order.into_iter().find(|(k, _)| rest.contains(k)).map(|(_, t)| t)
+    order
+        .into_iter()
+        .find(|(k, _)| rest.contains(k))
+        .map(|(_, t)| t)
 }
 
 /// `Port #0, Speed 8GT/s, Width x4, ASPM ...` or `Speed 5GT/s (downgraded), Width x2 (ok)`.
@@ -246,14 +269,40 @@ mod tests {
 
     #[test]
     fn three_lnksta_formats() {
-        let old = parse_link(" Speed 8GT/s, Width x4, TrErr- Train- SlotClk+ DLActive- BWMgmt- ABWMgmt-").unwrap();
+        let old =
+            parse_link(" Speed 8GT/s, Width x4, TrErr- Train- SlotClk+ DLActive- BWMgmt- ABWMgmt-")
+                .unwrap();
         let mid = parse_link(" Speed 5GT/s (downgraded), Width x2 (ok)").unwrap();
         let new = parse_link(" Speed unknown (downgraded), Width x0 (downgraded)").unwrap();
         let g4 = parse_link(" Speed 16GT/s (ok), Width x4 (ok)").unwrap();
-        assert_eq!(old, LinkState { speed: Some(Gen::G3), width: 4 });
-        assert_eq!(mid, LinkState { speed: Some(Gen::G2), width: 2 });
-        assert_eq!(new, LinkState { speed: None, width: 0 });
-        assert_eq!(g4, LinkState { speed: Some(Gen::G4), width: 4 });
+        assert_eq!(
+            old,
+            LinkState {
+                speed: Some(Gen::G3),
+                width: 4
+            }
+        );
+        assert_eq!(
+            mid,
+            LinkState {
+                speed: Some(Gen::G2),
+                width: 2
+            }
+        );
+        assert_eq!(
+            new,
+            LinkState {
+                speed: None,
+                width: 0
+            }
+        );
+        assert_eq!(
+            g4,
+            LinkState {
+                speed: Some(Gen::G4),
+                width: 4
+            }
+        );
         assert!(parse_link(" ASPM L1").is_err());
     }
 

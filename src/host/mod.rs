@@ -46,11 +46,7 @@ pub mod codes {
 }
 
 /// Audits the host (or capture) below `root`.
-pub fn audit_sysfs(
-    root: &Path,
-    pci_ids: Option<&Path>,
-    opts: audit::AuditOptions,
-) -> audit::Audit {
+pub fn audit_sysfs(root: &Path, pci_ids: Option<&Path>, opts: audit::AuditOptions) -> audit::Audit {
     let fs = fs::SysFs::new(root);
     audit_with(&fs, pci_ids, opts)
 }

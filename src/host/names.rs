@@ -136,8 +136,17 @@ mod tests {
             f.describe(Some(0x8086), Some(0x37d2)),
             "Intel Corporation Ethernet Connection X722 for 10GBASE-T"
         );
-        assert_eq!(f.describe(Some(0x10b5), Some(0x1)), "PLX Technology, Inc. Device 0001");
-        assert_eq!(f.describe(Some(0x1234), Some(0x1)), "Vendor 1234 Device 0001");
-        assert_eq!(Embedded.vendor(0x8086).as_deref(), Some("Intel Corporation"));
+        assert_eq!(
+            f.describe(Some(0x10b5), Some(0x1)),
+            "PLX Technology, Inc. Device 0001"
+        );
+        assert_eq!(
+            f.describe(Some(0x1234), Some(0x1)),
+            "Vendor 1234 Device 0001"
+        );
+        assert_eq!(
+            Embedded.vendor(0x8086).as_deref(),
+            Some("Intel Corporation")
+        );
     }
 }

@@ -84,7 +84,14 @@ fn emit(line: &mut String, out: &mut String) {
     *line = cont;
 }
 
-fn bus(a: &Audit, t: &LiveTree, devs: &[usize], line: &mut String, out: &mut String, style: TreeStyle) {
+fn bus(
+    a: &Audit,
+    t: &LiveTree,
+    devs: &[usize],
+    line: &mut String,
+    out: &mut String,
+    style: TreeStyle,
+) {
     if devs.is_empty() {
         emit(line, out);
         return;
@@ -142,7 +149,11 @@ fn dev(a: &Audit, t: &LiveTree, i: usize, line: &mut String, out: &mut String, s
             for (k, (b, devs)) in groups.iter().enumerate() {
                 truncate_chars(line, base);
                 let last = k + 1 == groups.len();
-                let _ = write!(line, "{}-[{dom:04x}:{b:02x}]-", if last { '\\' } else { '+' });
+                let _ = write!(
+                    line,
+                    "{}-[{dom:04x}:{b:02x}]-",
+                    if last { '\\' } else { '+' }
+                );
                 bus(a, t, devs, line, out, style);
             }
         }
@@ -165,7 +176,9 @@ fn dev(a: &Audit, t: &LiveTree, i: usize, line: &mut String, out: &mut String, s
 }
 
 fn opt<T: ToString>(v: &Option<T>) -> String {
-    v.as_ref().map(|x| x.to_string()).unwrap_or_else(|| "-".into())
+    v.as_ref()
+        .map(|x| x.to_string())
+        .unwrap_or_else(|| "-".into())
 }
 
 fn link_cell(l: &Option<LinkState>) -> String {
@@ -177,7 +190,18 @@ pub fn drive_table(a: &Audit) -> String {
     let mut t = Table::new();
     t.load_style(UTF8_FULL_CONDENSED);
     t.set_header(vec![
-        "BDF", "ctrl", "block", "model", "serial", "slot", "bay", "NUMA", "link", "max", "port", "AER c/nf/f",
+        "BDF",
+        "ctrl",
+        "block",
+        "model",
+        "serial",
+        "slot",
+        "bay",
+        "NUMA",
+        "link",
+        "max",
+        "port",
+        "AER c/nf/f",
     ]);
     for d in &a.drives {
         let blocks: Vec<String> = d
@@ -198,7 +222,11 @@ pub fn drive_table(a: &Audit) -> String {
         t.add_row(vec![
             opt(&d.bdf),
             opt(&d.controller),
-            if blocks.is_empty() { "-".into() } else { blocks.join(" ") },
+            if blocks.is_empty() {
+                "-".into()
+            } else {
+                blocks.join(" ")
+            },
             opt(&d.model),
             opt(&d.serial),
             opt(&d.slot),
@@ -248,7 +276,9 @@ pub fn text(a: &Audit) -> String {
 }
 
 fn esc(v: &str) -> String {
-    v.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n")
+    v.replace('\\', "\\\\")
+        .replace('"', "\\\"")
+        .replace('\n', "\\n")
 }
 
 /// node_exporter textfile: gauges per function with a link, labelled bdf/slot/bay/model.
@@ -278,13 +308,39 @@ pub fn prometheus(a: &Audit) -> String {
         .collect();
     type Get = fn(&super::audit::FunctionReport) -> Option<f64>;
     let gauges: [(&str, &str, Get); 5] = [
-        ("laneplan_pcie_link_speed_gts", "Current PCIe link speed in GT/s (0 when down).", |f| f.link.map(|l| l.gts())),
-        ("laneplan_pcie_link_width", "Current PCIe link width in lanes (0 when down).", |f| f.link.map(|l| f64::from(l.width))),
-        ("laneplan_pcie_link_max_speed_gts", "Maximum PCIe link speed of the function in GT/s.", |f| f.link_max.map(|l| l.gts())),
-        ("laneplan_pcie_link_max_width", "Maximum PCIe link width of the function in lanes.", |f| f.link_max.map(|l| f64::from(l.width))),
-        ("laneplan_pcie_link_downtrained", "1 when the link trained below min(own max, port max).", |f| {
-            f.expected.map(|_| if f.link_status == LinkStatus::Downtrained { 1.0 } else { 0.0 })
-        }),
+        (
+            "laneplan_pcie_link_speed_gts",
+            "Current PCIe link speed in GT/s (0 when down).",
+            |f| f.link.map(|l| l.gts()),
+        ),
+        (
+            "laneplan_pcie_link_width",
+            "Current PCIe link width in lanes (0 when down).",
+            |f| f.link.map(|l| f64::from(l.width)),
+        ),
+        (
+            "laneplan_pcie_link_max_speed_gts",
+            "Maximum PCIe link speed of the function in GT/s.",
+            |f| f.link_max.map(|l| l.gts()),
+        ),
+        (
+            "laneplan_pcie_link_max_width",
+            "Maximum PCIe link width of the function in lanes.",
+            |f| f.link_max.map(|l| f64::from(l.width)),
+        ),
+        (
+            "laneplan_pcie_link_downtrained",
+            "1 when the link trained below min(own max, port max).",
+            |f| {
+                f.expected.map(|_| {
+                    if f.link_status == LinkStatus::Downtrained {
+                        1.0
+                    } else {
+                        0.0
+                    }
+                })
+            },
+        ),
     ];
     for (name, help, get) in gauges {
         let _ = writeln!(s, "# HELP {name} {help}");
@@ -296,11 +352,18 @@ pub fn prometheus(a: &Audit) -> String {
         }
     }
     let name = "laneplan_pcie_aer_errors";
-    let _ = writeln!(s, "# HELP {name} AER error counters of the function since boot.");
+    let _ = writeln!(
+        s,
+        "# HELP {name} AER error counters of the function since boot."
+    );
     let _ = writeln!(s, "# TYPE {name} gauge");
     for (labels, f) in &rows {
         if let Some(aer) = &f.aer {
-            for (sev, v) in [("correctable", aer.correctable), ("nonfatal", aer.nonfatal), ("fatal", aer.fatal)] {
+            for (sev, v) in [
+                ("correctable", aer.correctable),
+                ("nonfatal", aer.nonfatal),
+                ("fatal", aer.fatal),
+            ] {
                 let _ = writeln!(s, "{name}{{{labels},severity=\"{sev}\"}} {v}");
             }
         }

@@ -29,7 +29,8 @@ pub fn read_host(fs: &SysFs) -> (HostScan, Vec<Finding>) {
     r.slots(&mut scan.functions);
     let known: BTreeSet<Bdf> = scan.functions.iter().filter_map(|f| f.bdf).collect();
     scan.mounts = r.mounts();
-    let (controllers, subsystems, blocks) = r.nvme_and_blocks(&known, &scan.mounts, &scan.functions);
+    let (controllers, subsystems, blocks) =
+        r.nvme_and_blocks(&known, &scan.mounts, &scan.functions);
     scan.controllers = controllers;
     scan.subsystems = subsystems;
     scan.blocks = blocks;
@@ -87,7 +88,8 @@ impl Reader<'_> {
                 ..Default::default()
             });
         if err.reason == "symlink loop" {
-            f = f.with_help("a symlink in the capture points back to itself; the entry was skipped");
+            f = f
+                .with_help("a symlink in the capture points back to itself; the entry was skipped");
         }
         self.findings.push(f);
     }
@@ -150,8 +152,10 @@ impl Reader<'_> {
                     )
                     .with_help("a partial capture; identities and links may be missing"),
                 );
-                let mut stack: Vec<(String, usize)> =
-                    tops.into_iter().map(|t| (join("sys/devices", &t), 0)).collect();
+                let mut stack: Vec<(String, usize)> = tops
+                    .into_iter()
+                    .map(|t| (join("sys/devices", &t), 0))
+                    .collect();
                 while let Some((dir, depth)) = stack.pop() {
                     if depth > 32 {
                         continue;
@@ -254,7 +258,9 @@ impl Reader<'_> {
                     codes::UNREADABLE,
                     format!("{id}: no {} in its sysfs directory", missing.join(", ")),
                 )
-                .with_help("a partial capture or an odd kernel; the function is listed without them")
+                .with_help(
+                    "a partial capture or an odd kernel; the function is listed without them",
+                )
                 .at(Location {
                     node: Some(id.clone()),
                     file: Some(format!("/{dir}")),
@@ -327,7 +333,11 @@ impl Reader<'_> {
                     }
                     a.details.extend(details);
                 }
-                Err(m) => self.odd(Some(id.clone()), &join(dir, file), format!("{id}: {file}: {m}")),
+                Err(m) => self.odd(
+                    Some(id.clone()),
+                    &join(dir, file),
+                    format!("{id}: {file}: {m}"),
+                ),
             }
         }
         f.aer = aer;
@@ -340,14 +350,22 @@ impl Reader<'_> {
         let sp = match parse_speed(&s) {
             Ok(g) => g,
             Err(m) => {
-                self.odd(Some(id.to_string()), &join(dir, speed), format!("{id}: {speed}: {m}"));
+                self.odd(
+                    Some(id.to_string()),
+                    &join(dir, speed),
+                    format!("{id}: {speed}: {m}"),
+                );
                 return None;
             }
         };
         let wd = match parse_width(&w) {
             Ok(w) => w,
             Err(m) => {
-                self.odd(Some(id.to_string()), &join(dir, width), format!("{id}: {width}: {m}"));
+                self.odd(
+                    Some(id.to_string()),
+                    &join(dir, width),
+                    format!("{id}: {width}: {m}"),
+                );
                 return None;
             }
         };
@@ -387,7 +405,9 @@ impl Reader<'_> {
                     Some((d, b, v))
                 })(),
                 // `dddd:bb`: a slot with nothing in it.
-                [d, b] if u32::from_str_radix(d, 16).is_ok() && u8::from_str_radix(b, 16).is_ok() => {
+                [d, b]
+                    if u32::from_str_radix(d, 16).is_ok() && u8::from_str_radix(b, 16).is_ok() =>
+                {
                     continue;
                 }
                 _ => None,
@@ -396,7 +416,11 @@ impl Reader<'_> {
                 Some(k) => {
                     by_dev.insert(k, n);
                 }
-                None => self.odd(None, &p, format!("slot {n}: address {addr:?} is not dddd:bb:dd")),
+                None => self.odd(
+                    None,
+                    &p,
+                    format!("slot {n}: address {addr:?} is not dddd:bb:dd"),
+                ),
             }
         }
         for f in functions.iter_mut() {
@@ -463,7 +487,9 @@ impl Reader<'_> {
             c.pci = bdfs_in_path(&canon).last().copied();
             c.model = self.opt(&n, &canon, "model").map(|s| s.trim().to_string());
             c.serial = self.opt(&n, &canon, "serial").map(|s| s.trim().to_string());
-            c.firmware = self.opt(&n, &canon, "firmware_rev").map(|s| s.trim().to_string());
+            c.firmware = self
+                .opt(&n, &canon, "firmware_rev")
+                .map(|s| s.trim().to_string());
             c.transport = self.opt(&n, &canon, "transport");
             c.address = self.opt(&n, &canon, "address");
             if c.pci.is_none() && c.transport.as_deref() == Some("pcie") {
@@ -504,7 +530,9 @@ impl Reader<'_> {
             };
             let mut s = NvmeSubsystem {
                 name: n.clone(),
-                nqn: self.opt(&n, &canon, "subsysnqn").map(|s| s.trim().to_string()),
+                nqn: self
+                    .opt(&n, &canon, "subsysnqn")
+                    .map(|s| s.trim().to_string()),
                 iopolicy: self.opt(&n, &canon, "iopolicy"),
                 ..Default::default()
             };
@@ -536,13 +564,21 @@ impl Reader<'_> {
             }
             let p = join(class_dir, &n);
             // Virtual disks (loop, ram, zram) are not the audit's business.
-            if self.fs.read_link(&p).is_ok_and(|t| t.contains("/virtual/block/")) {
+            if self
+                .fs
+                .read_link(&p)
+                .is_ok_and(|t| t.contains("/virtual/block/"))
+            {
                 continue;
             }
             let canon = match self.fs.canonical(&p) {
                 Ok(c) => c,
                 Err(e) => {
-                    self.problem(Some(n.clone()), &e, &format!("cannot resolve block device {n}"));
+                    self.problem(
+                        Some(n.clone()),
+                        &e,
+                        &format!("cannot resolve block device {n}"),
+                    );
                     continue;
                 }
             };
@@ -570,7 +606,11 @@ impl Reader<'_> {
             if let Some(s) = self.opt(name, &canon, "size") {
                 match s.trim().parse::<u64>() {
                     Ok(v) => b.size_sectors = Some(v),
-                    Err(_) => self.odd(Some(name.clone()), &join(&canon, "size"), format!("{name}: size is {s:?}")),
+                    Err(_) => self.odd(
+                        Some(name.clone()),
+                        &join(&canon, "size"),
+                        format!("{name}: size is {s:?}"),
+                    ),
                 }
             }
             if let Some(s) = self.opt(name, &canon, "queue/logical_block_size") {
@@ -585,7 +625,10 @@ impl Reader<'_> {
             }
             b.holders = self.fs.list(&join(&canon, "holders")).unwrap_or_default();
             for e in self.fs.list(&canon).unwrap_or_default() {
-                if e.starts_with(name.as_str()) && e != *name && self.fs.exists(&join(&canon, &join(&e, "partition"))) {
+                if e.starts_with(name.as_str())
+                    && e != *name
+                    && self.fs.exists(&join(&canon, &join(&e, "partition")))
+                {
                     partitions.insert(e, name.clone());
                 }
             }
@@ -622,16 +665,18 @@ impl Reader<'_> {
                 && let Some((a, _)) = nvme_ns(name)
             {
                 let cname = format!("nvme{a}");
-                let c = ctrls.entry(cname.clone()).or_insert_with(|| NvmeController {
-                    name: cname.clone(),
-                    pci: Some(*bdf),
-                    transport: Some("pcie".into()),
-                    numa_node: functions
-                        .iter()
-                        .find(|f| f.bdf == Some(*bdf))
-                        .and_then(|f| f.numa_node),
-                    ..Default::default()
-                });
+                let c = ctrls
+                    .entry(cname.clone())
+                    .or_insert_with(|| NvmeController {
+                        name: cname.clone(),
+                        pci: Some(*bdf),
+                        transport: Some("pcie".into()),
+                        numa_node: functions
+                            .iter()
+                            .find(|f| f.bdf == Some(*bdf))
+                            .and_then(|f| f.numa_node),
+                        ..Default::default()
+                    });
                 if !c.namespaces.contains(name) {
                     c.namespaces.push(name.clone());
                 }
@@ -666,7 +711,9 @@ impl Reader<'_> {
 
 /// `/proc/mounts` escapes spaces as `\040`.
 fn unescape_mount(s: &str) -> String {
-    s.replace("\\040", " ").replace("\\011", "\t").replace("\\134", "\\")
+    s.replace("\\040", " ")
+        .replace("\\011", "\t")
+        .replace("\\134", "\\")
 }
 
 /// Parses an `aer_dev_*` file: `NAME count` lines and a `TOTAL_ERR_*` line.

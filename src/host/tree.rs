@@ -76,17 +76,23 @@ impl LiveTree {
             let Some(b) = f.bdf else { continue };
             if !seen.insert(b) {
                 findings.push(
-                    Finding::error(codes::BUS_CONFLICT, format!("{b} appears twice in the input"))
-                        .with_help("the second copy was ignored")
-                        .at_node(b.to_string()),
+                    Finding::error(
+                        codes::BUS_CONFLICT,
+                        format!("{b} appears twice in the input"),
+                    )
+                    .with_help("the second copy was ignored")
+                    .at_node(b.to_string()),
                 );
                 continue;
             }
             funcs.push(f.clone());
         }
         funcs.sort_by_key(|f| f.bdf());
-        let index: HashMap<Bdf, usize> =
-            funcs.iter().enumerate().map(|(i, f)| (f.bdf(), i)).collect();
+        let index: HashMap<Bdf, usize> = funcs
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (f.bdf(), i))
+            .collect();
         let n = funcs.len();
 
         findings.extend(check_ranges(&funcs));
@@ -335,8 +341,11 @@ impl LiveTree {
         let max = min_link(own_max, port_max);
         let mps = f.mps.unwrap_or(crate::pcie::DEFAULT_MPS);
         let to_rate = |l: LinkState| {
-            LinkRate::new(l.speed.unwrap_or(Gen::G1), if l.speed.is_some() { l.width } else { 0 })
-                .with_mps(mps)
+            LinkRate::new(
+                l.speed.unwrap_or(Gen::G1),
+                if l.speed.is_some() { l.width } else { 0 },
+            )
+            .with_mps(mps)
         };
         Link::Pcie {
             rate: to_rate(cur),
@@ -390,7 +399,9 @@ fn check_ranges(funcs: &[PciFunction]) -> Vec<Finding> {
                     codes::BUS_CONFLICT,
                     format!("{a} has bus range [{s1:02x}-{u1:02x}] on bus {:02x}", a.bus),
                 )
-                .with_help("a bridge's secondary bus must be above its own and not above its subordinate")
+                .with_help(
+                    "a bridge's secondary bus must be above its own and not above its subordinate",
+                )
                 .at_node(a.to_string()),
             );
             continue;

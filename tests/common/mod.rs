@@ -79,7 +79,9 @@ pub fn lspci(root: &Path, args: &[&str]) -> String {
         .args(args)
         .output()
         .unwrap_or_else(|e| {
-            panic!("this test needs `lspci` (apt-get install -y pciutils) and could not run it: {e}")
+            panic!(
+                "this test needs `lspci` (apt-get install -y pciutils) and could not run it: {e}"
+            )
         });
     assert!(
         out.status.success(),
@@ -95,8 +97,16 @@ pub type Structure = BTreeMap<String, (String, Option<String>)>;
 
 #[derive(Clone)]
 enum Ctx {
-    Bus { domain: String, bus: String, parent: String },
-    Dev { bdf: String, domain: String, secondary: Option<String> },
+    Bus {
+        domain: String,
+        bus: String,
+        parent: String,
+    },
+    Dev {
+        bdf: String,
+        domain: String,
+        secondary: Option<String>,
+    },
 }
 
 /// Parses `lspci -t` (or our bare tree): tokens are `[dddd:bb]` bus headers and `dd.f`
@@ -111,7 +121,11 @@ pub fn parse_tree(text: &str) -> Structure {
         let mut prev: Option<Ctx> = None;
         while i < chars.len() {
             let c = chars[i];
-            if c == '[' && i + 9 < chars.len() + 1 && chars.get(i + 5) == Some(&':') && chars.get(i + 8) == Some(&']') {
+            if c == '['
+                && i + 9 < chars.len() + 1
+                && chars.get(i + 5) == Some(&':')
+                && chars.get(i + 8) == Some(&']')
+            {
                 let domain: String = chars[i + 1..i + 5].iter().collect();
                 let bus: String = chars[i + 6..i + 8].iter().collect();
                 let parent = parent_of(&prev, &by_col, i);
@@ -120,7 +134,11 @@ pub fn parse_tree(text: &str) -> Structure {
                     Some(Ctx::Bus { parent, .. }) => parent.clone(),
                     None => "root".to_string(),
                 };
-                let ctx = Ctx::Bus { domain, bus, parent: parent_bdf };
+                let ctx = Ctx::Bus {
+                    domain,
+                    bus,
+                    parent: parent_bdf,
+                };
                 i += 9;
                 register(&chars, i, &ctx, &mut by_col);
                 prev = Some(ctx);
@@ -134,24 +152,42 @@ pub fn parse_tree(text: &str) -> Structure {
                 let devfn: String = chars[i..i + 4].iter().collect();
                 let parent = parent_of(&prev, &by_col, i);
                 let (domain, bus, parent_bdf) = match &parent {
-                    Some(Ctx::Bus { domain, bus, parent }) => (domain.clone(), bus.clone(), parent.clone()),
-                    Some(Ctx::Dev { bdf, domain, secondary }) => {
-                        (domain.clone(), secondary.clone().unwrap_or_default(), bdf.clone())
-                    }
+                    Some(Ctx::Bus {
+                        domain,
+                        bus,
+                        parent,
+                    }) => (domain.clone(), bus.clone(), parent.clone()),
+                    Some(Ctx::Dev {
+                        bdf,
+                        domain,
+                        secondary,
+                    }) => (
+                        domain.clone(),
+                        secondary.clone().unwrap_or_default(),
+                        bdf.clone(),
+                    ),
                     None => panic!("token {devfn} without a parent in {line:?}"),
                 };
                 let bdf = format!("{domain}:{bus}:{devfn}");
                 let mut j = i + 4;
                 let mut range = None;
                 if chars.get(j) == Some(&'-') && chars.get(j + 1) == Some(&'[') {
-                    let end = chars[j..].iter().position(|&c| c == ']').map(|p| p + j).unwrap();
+                    let end = chars[j..]
+                        .iter()
+                        .position(|&c| c == ']')
+                        .map(|p| p + j)
+                        .unwrap();
                     let r: String = chars[j + 2..end].iter().collect();
                     range = Some(r);
                     j = end + 1;
                 }
                 let secondary = range.as_ref().map(|r| r[..2].to_string());
                 out.insert(bdf.clone(), (parent_bdf, range));
-                let ctx = Ctx::Dev { bdf, domain, secondary };
+                let ctx = Ctx::Dev {
+                    bdf,
+                    domain,
+                    secondary,
+                };
                 register(&chars, j, &ctx, &mut by_col);
                 prev = Some(ctx);
                 i = j;
@@ -180,7 +216,11 @@ fn register(chars: &[char], end: usize, ctx: &Ctx, by_col: &mut BTreeMap<usize, 
     if k >= chars.len() {
         return;
     }
-    let col = if chars[k] == '+' || chars[k] == '\\' { k } else { k - 2 };
+    let col = if chars[k] == '+' || chars[k] == '\\' {
+        k
+    } else {
+        k - 2
+    };
     by_col.insert(col, ctx.clone());
 }
 
@@ -202,7 +242,11 @@ pub fn structure_of(audit: &laneplan::host::audit::Audit) -> Structure {
                 (
                     f.parent.clone().unwrap_or_else(|| "root".into()),
                     f.buses.map(|[s, u]| {
-                        if s == u { format!("{s:02x}") } else { format!("{s:02x}-{u:02x}") }
+                        if s == u {
+                            format!("{s:02x}")
+                        } else {
+                            format!("{s:02x}-{u:02x}")
+                        }
                     }),
                 ),
             )
