@@ -8,6 +8,7 @@
 
 pub mod bays;
 pub mod finding;
+pub mod host;
 pub mod pcie;
 pub mod plan;
 pub mod platform;

@@ -32,6 +32,10 @@ enum Command {
     Man,
     /// Direct-I/O probes of block devices or files (read-only unless --write).
     Probe(Box<cmd::probe::ProbeArgs>),
+    /// Audit the live PCIe tree (or a capture, or an lspci dump): links, NUMA, slots, NVMe, AER.
+    Audit(cmd::audit::AuditArgs),
+    /// Save exactly the files `audit` reads into a .tar.gz, for replay with --sysfs-root.
+    Gather(cmd::audit::GatherArgs),
 }
 
 fn main() -> ExitCode {
@@ -57,6 +61,8 @@ fn main() -> ExitCode {
         }
         Command::Man => cmd::man(Cli::command()),
         Command::Probe(args) => cmd::probe::run(*args),
+        Command::Audit(args) => cmd::audit::run(args),
+        Command::Gather(args) => cmd::audit::gather(args),
     };
     result.unwrap_or_else(cmd::report_error)
 }

@@ -1,0 +1,121 @@
+//! `laneplan audit` and `laneplan gather`: argument structs and printing only.
+
+use clap::Args;
+use laneplan::host::{self, audit::AuditOptions, render};
+use miette::{IntoDiagnostic, WrapErr, miette};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Audit the live PCIe tree: links, NUMA, slots, NVMe, AER.
+#[derive(Args, Debug)]
+pub struct AuditArgs {
+    /// Read sysfs below this root (`<root>/sys/...`, `<root>/proc/...`); a gathered capture
+    /// replays here.
+    #[arg(
+        long,
+        value_name = "DIR",
+        default_value = "/",
+        conflicts_with = "lspci"
+    )]
+    pub sysfs_root: PathBuf,
+    /// Read an `lspci -vvnn` dump instead of sysfs.
+    #[arg(long, value_name = "FILE")]
+    pub lspci: Option<PathBuf>,
+    /// Print the audit as JSON on stdout (schema: docs/audit-json.md).
+    #[arg(long)]
+    pub json: bool,
+    /// Also write a node_exporter textfile (atomically: temp file + rename).
+    #[arg(long, value_name = "FILE")]
+    pub prometheus: Option<PathBuf>,
+    /// Correctable AER errors above this count are a warning.
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub aer_threshold: u64,
+    /// Names from this pci.ids (default: the host's own, else the embedded database).
+    #[arg(long, value_name = "FILE")]
+    pub pci_ids: Option<PathBuf>,
+}
+
+/// Save exactly the files `audit` reads, for replay with `audit --sysfs-root`.
+#[derive(Args, Debug)]
+pub struct GatherArgs {
+    /// The archive to write (`.tar.gz`).
+    pub out: PathBuf,
+    /// Gather from below this root.
+    #[arg(long, value_name = "DIR", default_value = "/")]
+    pub sysfs_root: PathBuf,
+}
+
+pub fn run(args: AuditArgs) -> miette::Result<ExitCode> {
+    let opts = AuditOptions {
+        aer_threshold: args.aer_threshold,
+    };
+    let audit = match &args.lspci {
+        Some(p) => {
+            let bytes = std::fs::read(p)
+                .into_diagnostic()
+                .wrap_err_with(|| format!("cannot read {}", p.display()))?;
+            let text = String::from_utf8_lossy(&bytes);
+            host::audit_lspci(&text, &p.display().to_string(), opts)
+        }
+        None => {
+            if !args.sysfs_root.join("sys").is_dir() {
+                return Err(miette!(
+                    "{} has no sys/ directory: not a host root or a gathered capture",
+                    args.sysfs_root.display()
+                ));
+            }
+            host::audit_sysfs(&args.sysfs_root, args.pci_ids.as_deref(), opts)
+        }
+    };
+    if let Some(p) = &args.prometheus {
+        render::write_atomic(p, &render::prometheus(&audit))
+            .into_diagnostic()
+            .wrap_err_with(|| format!("cannot write {}", p.display()))?;
+    }
+    let out = if args.json {
+        let mut s = serde_json::to_string_pretty(&audit).into_diagnostic()?;
+        s.push('\n');
+        s
+    } else {
+        render::text(&audit)
+    };
+    print(&out)?;
+    Ok(if audit.has_errors() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+pub fn gather(args: GatherArgs) -> miette::Result<ExitCode> {
+    if !args.sysfs_root.join("sys").is_dir() {
+        return Err(miette!(
+            "{} has no sys/ directory",
+            args.sysfs_root.display()
+        ));
+    }
+    let g = host::gather::gather(&args.sysfs_root, &args.out, AuditOptions::default())
+        .into_diagnostic()
+        .wrap_err_with(|| format!("cannot write {}", args.out.display()))?;
+    eprintln!(
+        "wrote {}: {} files, {} symlinks, {} directories ({} functions, {} NVMe controllers)",
+        args.out.display(),
+        g.files,
+        g.links,
+        g.dirs,
+        g.audit.functions.len(),
+        g.audit.drives.len()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print(s: &str) -> miette::Result<()> {
+    use std::io::Write;
+    let mut out = anstream::stdout();
+    match out.write_all(s.as_bytes()) {
+        Ok(()) => Ok(()),
+        // `| head` closing the pipe is not an error.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(miette!("cannot write to stdout: {e}")),
+    }
+}

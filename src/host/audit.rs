@@ -1,0 +1,503 @@
+//! The audit: a live tree, its verdicts, and the per-device and per-drive reports every
+//! renderer (text, JSON, Prometheus) reads. Returns values and findings; never prints.
+
+use super::codes;
+use super::model::*;
+use super::names::PciNames;
+use super::tree::{FnKind, LiveTree, min_link};
+use crate::finding::{Finding, Severity};
+use crate::topology::Topology;
+use serde::Serialize;
+
+/// Version of the JSON document (`docs/audit-json.md`).
+pub const SCHEMA_VERSION: u32 = 1;
+
+#[derive(Debug, Clone, Copy)]
+pub struct AuditOptions {
+    /// Correctable AER errors above this on one function are a warning.
+    pub aer_threshold: u64,
+}
+
+impl Default for AuditOptions {
+    fn default() -> Self {
+        AuditOptions { aer_threshold: 10 }
+    }
+}
+
+/// Link verdict of one function.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LinkStatus {
+    /// Trained at what both ends can do.
+    Ok,
+    /// Below the lesser of its own max and its port's max.
+    Downtrained,
+    /// Below it, but a chipset-integrated device (reported as a note).
+    ChipsetReduced,
+    /// A device whose link is down.
+    Down,
+    /// A port with nothing below and its link down: an empty port, not a fault.
+    Empty,
+    /// Internal to a switch or no link attributes: nothing to judge.
+    NotApplicable,
+}
+
+/// One PCI function in the report.
+#[derive(Debug, Clone, Serialize)]
+pub struct FunctionReport {
+    pub bdf: String,
+    /// The function above (absent on a root bus).
+    pub parent: Option<String>,
+    /// `0000:17`: the root bus the function hangs from.
+    pub root_bus: String,
+    pub kind: FnKind,
+    /// `8086:2030`
+    pub ids: String,
+    pub subsystem: Option<String>,
+    /// `0x060400`
+    pub class: Option<String>,
+    pub revision: Option<u8>,
+    pub name: String,
+    pub driver: Option<String>,
+    pub numa_node: Option<u32>,
+    pub slot: Option<String>,
+    /// Filled when a plan is given (per-bay diff); `null` until then.
+    pub bay: Option<String>,
+    /// `[secondary, subordinate]` of a bridge.
+    pub buses: Option<[u8; 2]>,
+    pub link: Option<LinkState>,
+    pub link_max: Option<LinkState>,
+    /// Max of the port above (its link partner).
+    pub upstream_max: Option<LinkState>,
+    /// What the link should train at: min(own max, port max).
+    pub expected: Option<LinkState>,
+    pub link_status: LinkStatus,
+    pub mps: Option<u16>,
+    pub aer: Option<Aer>,
+}
+
+/// One NVMe drive: a controller with its function, link and namespaces.
+#[derive(Debug, Clone, Serialize)]
+pub struct DriveReport {
+    pub bdf: Option<String>,
+    pub controller: Option<String>,
+    pub namespaces: Vec<BlockDev>,
+    pub model: Option<String>,
+    pub serial: Option<String>,
+    pub firmware: Option<String>,
+    pub transport: Option<String>,
+    pub slot: Option<String>,
+    /// Filled when a plan is given.
+    pub bay: Option<String>,
+    pub numa_node: Option<u32>,
+    pub link: Option<LinkState>,
+    pub link_max: Option<LinkState>,
+    pub link_status: LinkStatus,
+    /// The root or switch downstream port above it.
+    pub upstream_port: Option<String>,
+    /// Switch upstream port on the path, if any.
+    pub switch: Option<String>,
+    pub subsystem: Option<String>,
+    pub aer: Option<Aer>,
+}
+
+/// The whole audit. `topology` is the same type a plan produces.
+#[derive(Debug, Clone, Serialize)]
+pub struct Audit {
+    pub schema_version: u32,
+    /// `sysfs:/` or `lspci:FILE`.
+    pub source: String,
+    pub names: String,
+    pub functions: Vec<FunctionReport>,
+    pub drives: Vec<DriveReport>,
+    pub subsystems: Vec<NvmeSubsystem>,
+    /// Per-bay comparison with a plan (`--against`); empty without one.
+    pub bays: Vec<serde_json::Value>,
+    pub findings: Vec<Finding>,
+    #[serde(skip)]
+    pub tree: LiveTree,
+    #[serde(skip)]
+    pub topology: Topology,
+}
+
+impl Audit {
+    pub fn has_errors(&self) -> bool {
+        crate::finding::has_errors(&self.findings)
+    }
+
+    pub fn function(&self, bdf: &str) -> Option<&FunctionReport> {
+        self.functions.iter().find(|f| f.bdf == bdf)
+    }
+}
+
+/// Known chipset-integrated functions (Intel C620 "Lewisburg" PCH: integrated X722 and its
+/// internal bridges) that report a reduced link without any fault.
+pub fn is_chipset_integrated(f: &PciFunction) -> bool {
+    matches!((f.vendor, f.device), (Some(0x8086), Some(0x37c0..=0x37d3)))
+}
+
+fn below(cur: LinkState, want: LinkState) -> bool {
+    let slow = match (cur.speed, want.speed) {
+        (Some(c), Some(w)) => c < w,
+        _ => false,
+    };
+    slow || (want.width > 0 && cur.width < want.width)
+}
+
+/// Runs the audit over what a reader produced.
+pub fn audit(
+    scan: &HostScan,
+    names: &dyn PciNames,
+    source: &str,
+    opts: AuditOptions,
+    mut findings: Vec<Finding>,
+) -> Audit {
+    let (tree, f2) = LiveTree::build(scan, names);
+    findings.extend(f2);
+    let n = tree.funcs.len();
+    // Ports by kind, or by their Express capability (a DMI port is a root port without a
+    // bridge header).
+    let port_like = |i: usize| {
+        tree.kind[i].is_port()
+            || matches!(
+                tree.funcs[i].port_type,
+                Some(PortType::RootPort | PortType::Downstream)
+            )
+    };
+    let mut status = vec![LinkStatus::NotApplicable; n];
+    let mut expected: Vec<Option<LinkState>> = vec![None; n];
+    let mut upstream_max: Vec<Option<LinkState>> = vec![None; n];
+
+    // Links, judged at their downstream end.
+    for i in 0..n {
+        let f = &tree.funcs[i];
+        let id = f.bdf().to_string();
+        let port = tree.upstream_port(i);
+        let internal = tree.parent[i].is_some_and(|p| tree.kind[p] == FnKind::Switch);
+        if tree.kind[i] == FnKind::RootPort || internal {
+            continue;
+        }
+        let Some(cur) = f.link else { continue };
+        upstream_max[i] = port.and_then(|p| tree.funcs[p].link_max);
+        let want = min_link(f.link_max, upstream_max[i]);
+        expected[i] = want;
+        if cur.is_down() {
+            if port_like(i) && tree.children[i].is_empty() {
+                continue; // judged below as a port
+            }
+            status[i] = LinkStatus::Down;
+            findings.push(
+                Finding::warning(
+                    codes::LINK_DOWN,
+                    format!("{id}: device present but its link is down"),
+                )
+                .with_help(
+                    "reseat the device or check its power; a link that is down carries nothing",
+                )
+                .at_node(tree_path(&tree, i)),
+            );
+            continue;
+        }
+        let Some(want) = want else { continue };
+        if !below(cur, want) {
+            status[i] = LinkStatus::Ok;
+            continue;
+        }
+        let detail = format!(
+            "{id} ({}) runs at {}, expected {} (own max {}, port max {})",
+            tree.names[i],
+            cur.label(),
+            want.label(),
+            f.link_max.map(|l| l.label()).unwrap_or_else(|| "?".into()),
+            upstream_max[i]
+                .map(|l| l.label())
+                .unwrap_or_else(|| "?".into()),
+        );
+        if is_chipset_integrated(f) {
+            status[i] = LinkStatus::ChipsetReduced;
+            findings.push(
+                Finding::note(codes::CHIPSET_LINK, detail)
+                    .with_help("chipset-integrated devices often report this way; not a fault")
+                    .at_node(tree_path(&tree, i)),
+            );
+        } else {
+            status[i] = LinkStatus::Downtrained;
+            let what = match (cur.speed < want.speed, cur.width < want.width) {
+                (true, true) => "speed and width",
+                (true, false) => "speed",
+                _ => "width",
+            };
+            findings.push(
+                Finding::error(codes::DOWNTRAINED, format!("link downtrained ({what}): {detail}"))
+                    .with_help("reseat the device, check riser/cable/backplane ratings, and the slot's bifurcation")
+                    .at_node(tree_path(&tree, i)),
+            );
+        }
+    }
+
+    // Ports: empty ones are never alarmed; a port lspci calls "downgraded" because of its
+    // device gets a note that says so.
+    for i in 0..n {
+        if !port_like(i) {
+            continue;
+        }
+        let f = &tree.funcs[i];
+        let (Some(cur), Some(max)) = (f.link, f.link_max) else {
+            continue;
+        };
+        let id = f.bdf().to_string();
+        if tree.children[i].is_empty() {
+            if cur.is_down() {
+                status[i] = LinkStatus::Empty;
+                findings.push(
+                    Finding::note(
+                        codes::EMPTY_PORT,
+                        format!(
+                            "{id}: no device below and the link is down (max {}): an empty port",
+                            max.label()
+                        ),
+                    )
+                    .with_help("not a fault; lspci marks such a port (downgraded)")
+                    .at_node(tree_path(&tree, i)),
+                );
+            }
+            continue;
+        }
+        if cur.is_down() || !below(cur, max) {
+            continue;
+        }
+        let kids = &tree.children[i];
+        if kids.iter().any(|&c| {
+            matches!(
+                status[c],
+                LinkStatus::Downtrained | LinkStatus::ChipsetReduced | LinkStatus::Down
+            )
+        }) {
+            continue;
+        }
+        let kid_max = kids
+            .iter()
+            .filter_map(|&c| tree.funcs[c].link_max)
+            .reduce(|a, b| {
+                // the most any device below can do
+                LinkState {
+                    speed: a.speed.max(b.speed),
+                    width: a.width.max(b.width),
+                }
+            });
+        let why = match kid_max {
+            Some(k) if !below(cur, min_link(Some(k), Some(max)).unwrap_or(max)) => format!(
+                "its device {} tops out at {}",
+                tree.funcs[kids[0]].bdf(),
+                k.label()
+            ),
+            _ => "the devices below report no link capability".to_string(),
+        };
+        findings.push(
+            Finding::note(
+                codes::PORT_LIMITED,
+                format!("{id} runs at {} of {}: {why}", cur.label(), max.label()),
+            )
+            .with_help(
+                "not a fault: a port trains at what its device can do (lspci marks it downgraded)",
+            )
+            .at_node(tree_path(&tree, i)),
+        );
+    }
+
+    // AER.
+    for (i, f) in tree.funcs.iter().enumerate() {
+        let Some(a) = &f.aer else { continue };
+        let id = f.bdf().to_string();
+        if a.fatal > 0 || a.nonfatal > 0 {
+            findings.push(
+                Finding::error(
+                    codes::AER_UNCORRECTABLE,
+                    format!("{id}: AER {} fatal, {} non-fatal errors", a.fatal, a.nonfatal),
+                )
+                .with_help("uncorrectable errors: check the kernel log, reseat or replace the device/cable")
+                .at_node(tree_path(&tree, i)),
+            );
+        }
+        if a.correctable > opts.aer_threshold {
+            findings.push(
+                Finding::warning(
+                    codes::AER_CORRECTABLE,
+                    format!(
+                        "{id}: {} correctable AER errors (threshold {})",
+                        a.correctable, opts.aer_threshold
+                    ),
+                )
+                .with_help(
+                    "a marginal link: check seating, cables and the backplane (--aer-threshold)",
+                )
+                .at_node(tree_path(&tree, i)),
+            );
+        }
+    }
+
+    for c in &scan.controllers {
+        if c.namespaces.is_empty() {
+            findings.push(
+                Finding::warning(codes::NVME_NO_NAMESPACE, format!("{}: NVMe controller without a namespace", c.name))
+                    .with_help("create or attach a namespace (nvme create-ns / attach-ns), or check the controller state")
+                    .at_node(c.pci.map(|b| b.to_string()).unwrap_or_else(|| c.name.clone())),
+            );
+        }
+    }
+
+    let functions: Vec<FunctionReport> = (0..n)
+        .map(|i| {
+            let f = &tree.funcs[i];
+            FunctionReport {
+                bdf: f.bdf().to_string(),
+                parent: tree.parent[i].map(|p| tree.funcs[p].bdf().to_string()),
+                root_bus: {
+                    let mut r = i;
+                    while let Some(p) = tree.parent[r] {
+                        r = p;
+                    }
+                    let b = tree.funcs[r].bdf();
+                    format!("{:04x}:{:02x}", b.domain, b.bus)
+                },
+                kind: tree.kind[i],
+                ids: f.ids(),
+                subsystem: match (f.subsystem_vendor, f.subsystem_device) {
+                    (Some(v), Some(d)) => Some(format!("{v:04x}:{d:04x}")),
+                    _ => None,
+                },
+                class: f.class.map(|c| format!("0x{c:06x}")),
+                revision: f.revision,
+                name: tree.names[i].clone(),
+                driver: f.driver.clone(),
+                numa_node: f.numa_node,
+                slot: f.slot.clone(),
+                bay: None,
+                buses: f.bus_range.map(|(s, u)| [s, u]),
+                link: f.link,
+                link_max: f.link_max,
+                upstream_max: upstream_max[i],
+                expected: expected[i],
+                link_status: status[i],
+                mps: f.mps,
+                aer: f.aer.clone(),
+            }
+        })
+        .collect();
+
+    let drives = drives(scan, &tree, &functions);
+    findings.sort_by(|a, b| {
+        b.severity
+            .cmp(&a.severity)
+            .then(a.code.cmp(b.code))
+            .then(a.location.node.cmp(&b.location.node))
+            .then(a.message.cmp(&b.message))
+    });
+    let topology = tree.to_topology(source);
+    Audit {
+        schema_version: SCHEMA_VERSION,
+        source: source.to_string(),
+        names: names.source(),
+        functions,
+        drives,
+        subsystems: scan.subsystems.clone(),
+        bays: Vec::new(),
+        findings,
+        tree,
+        topology,
+    }
+}
+
+/// `[0000:17] > 0000:17:00.0 > 0000:18:00.0`: the location of a finding.
+pub fn tree_path(tree: &LiveTree, i: usize) -> String {
+    let mut v = vec![tree.funcs[i].bdf().to_string()];
+    let mut cur = i;
+    let mut guard = 0;
+    while let Some(p) = tree.parent[cur] {
+        v.push(tree.funcs[p].bdf().to_string());
+        cur = p;
+        guard += 1;
+        if guard > tree.funcs.len() {
+            break;
+        }
+    }
+    let b = tree.funcs[cur].bdf();
+    v.push(format!("[{:04x}:{:02x}]", b.domain, b.bus));
+    v.reverse();
+    v.join(" > ")
+}
+
+fn drives(scan: &HostScan, tree: &LiveTree, functions: &[FunctionReport]) -> Vec<DriveReport> {
+    let mut out = Vec::new();
+    let mut covered = std::collections::BTreeSet::new();
+    let block = |name: &str| scan.blocks.iter().find(|b| b.name == name).cloned();
+    for c in &scan.controllers {
+        let i = c.pci.and_then(|b| tree.index.get(&b).copied());
+        if let Some(i) = i {
+            covered.insert(i);
+        }
+        out.push(drive_row(
+            tree,
+            functions,
+            i,
+            Some(c),
+            c.namespaces.iter().filter_map(|n| block(n)).collect(),
+        ));
+    }
+    // NVMe functions without a controller (no driver bound).
+    for (i, f) in tree.funcs.iter().enumerate() {
+        if f.class.map(|c| c >> 8) == Some(0x0108) && !covered.contains(&i) {
+            out.push(drive_row(tree, functions, Some(i), None, Vec::new()));
+        }
+    }
+    out.sort_by(|a, b| a.bdf.cmp(&b.bdf).then(a.controller.cmp(&b.controller)));
+    out
+}
+
+fn drive_row(
+    tree: &LiveTree,
+    functions: &[FunctionReport],
+    i: Option<usize>,
+    c: Option<&NvmeController>,
+    namespaces: Vec<BlockDev>,
+) -> DriveReport {
+    let f = i.map(|i| &functions[i]);
+    let port = i.and_then(|i| tree.upstream_port(i));
+    let switch = i.and_then(|i| {
+        let mut cur = tree.parent[i];
+        while let Some(p) = cur {
+            if tree.kind[p] == FnKind::Switch {
+                return Some(tree.funcs[p].bdf().to_string());
+            }
+            cur = tree.parent[p];
+        }
+        None
+    });
+    DriveReport {
+        bdf: f.map(|f| f.bdf.clone()),
+        controller: c.map(|c| c.name.clone()),
+        namespaces,
+        model: c.and_then(|c| c.model.clone()),
+        serial: c.and_then(|c| c.serial.clone()),
+        firmware: c.and_then(|c| c.firmware.clone()),
+        transport: c.and_then(|c| c.transport.clone()),
+        slot: f.and_then(|f| f.slot.clone()),
+        bay: None,
+        numa_node: f.and_then(|f| f.numa_node).or(c.and_then(|c| c.numa_node)),
+        link: f.and_then(|f| f.link),
+        link_max: f.and_then(|f| f.link_max),
+        link_status: f
+            .map(|f| f.link_status)
+            .unwrap_or(LinkStatus::NotApplicable),
+        upstream_port: port.map(|p| tree.funcs[p].bdf().to_string()),
+        switch,
+        subsystem: c.and_then(|c| c.subsystem.clone()),
+        aer: f.and_then(|f| f.aer.clone()),
+    }
+}
+
+/// Counts findings by severity: (errors, warnings, notes).
+pub fn counts(findings: &[Finding]) -> (usize, usize, usize) {
+    let c = |s| findings.iter().filter(|f| f.severity == s).count();
+    (c(Severity::Error), c(Severity::Warning), c(Severity::Note))
+}

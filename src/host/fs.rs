@@ -1,0 +1,356 @@
+//! A root-relative, read-only view of a (possibly captured) `/sys` + `/proc` tree.
+//!
+//! Every path is relative to `root` and symlinks are resolved *inside* the root by hand, so a
+//! gathered capture (whose links point to `../../devices/...` or even `/sys/devices/...`)
+//! replays exactly like the live host. Resolution counts hops and reports loops instead of
+//! spinning, and `..` never climbs above the root.
+//!
+//! In record mode the reader remembers every file, directory and symlink it touched; `gather`
+//! is nothing but the audit reader run in record mode, followed by an archive of what it read.
+
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// Hops allowed while resolving one path (the kernel allows 40).
+const MAX_HOPS: usize = 40;
+
+/// What a read touched, for `gather`.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Touched {
+    File,
+    Dir,
+    /// A symlink with its target as stored.
+    Link(String),
+}
+
+/// Why a read failed (kept as text: it ends up in a Finding).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FsError {
+    pub path: String,
+    pub reason: String,
+}
+
+impl fmt::Display for FsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "/{}: {}", self.path, self.reason)
+    }
+}
+
+impl FsError {
+    fn new(path: &str, reason: impl Into<String>) -> Self {
+        FsError {
+            path: path.to_string(),
+            reason: reason.into(),
+        }
+    }
+
+    /// True when the entry simply does not exist (older kernels lack many attributes).
+    pub fn is_missing(&self) -> bool {
+        self.reason == "missing"
+    }
+}
+
+fn io_reason(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "missing".to_string(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
+        _ => {
+            // ELOOP has no stable ErrorKind: name it ourselves.
+            if e.raw_os_error() == Some(40) {
+                "symlink loop".to_string()
+            } else {
+                e.to_string()
+            }
+        }
+    }
+}
+
+/// The root-relative reader.
+pub struct SysFs {
+    root: PathBuf,
+    record: Option<RefCell<BTreeMap<String, Touched>>>,
+    /// Resolved directories, `rel -> canonical rel`.
+    cache: RefCell<HashMap<String, Result<String, FsError>>>,
+}
+
+impl SysFs {
+    pub fn new(root: impl Into<PathBuf>) -> Self {
+        SysFs {
+            root: root.into(),
+            record: None,
+            cache: RefCell::new(HashMap::new()),
+        }
+    }
+
+    /// A reader that remembers every path it touches (see [`SysFs::touched`]).
+    pub fn recording(root: impl Into<PathBuf>) -> Self {
+        let mut fs = Self::new(root);
+        fs.record = Some(RefCell::new(BTreeMap::new()));
+        fs
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Everything read so far (record mode), as root-relative paths.
+    pub fn touched(&self) -> BTreeMap<String, Touched> {
+        self.record
+            .as_ref()
+            .map(|r| r.borrow().clone())
+            .unwrap_or_default()
+    }
+
+    fn note(&self, rel: &str, what: Touched) {
+        if let Some(r) = &self.record {
+            r.borrow_mut().insert(rel.to_string(), what);
+        }
+    }
+
+    fn abs(&self, rel: &str) -> PathBuf {
+        if rel.is_empty() {
+            self.root.clone()
+        } else {
+            self.root.join(rel)
+        }
+    }
+
+    /// Resolves `rel` inside the root, following every symlink (recorded), and returns the
+    /// canonical root-relative path. The last component need not exist when `must_exist` is
+    /// false.
+    pub fn canonical(&self, rel: &str) -> Result<String, FsError> {
+        if let Some(hit) = self.cache.borrow().get(rel) {
+            return hit.clone();
+        }
+        let out = self.resolve(rel);
+        let mut cache = self.cache.borrow_mut();
+        if let Ok(c) = &out {
+            // A canonical path resolves to itself: later reads below it skip the walk.
+            cache.insert(c.clone(), out.clone());
+        }
+        cache.insert(rel.to_string(), out.clone());
+        out
+    }
+
+    fn resolve(&self, rel: &str) -> Result<String, FsError> {
+        let mut done: Vec<String> = Vec::new();
+        let mut todo: Vec<String> = rel
+            .split('/')
+            .filter(|c| !c.is_empty())
+            .rev()
+            .map(str::to_string)
+            .collect();
+        let mut hops = 0;
+        while let Some(c) = todo.pop() {
+            match c.as_str() {
+                "." => continue,
+                ".." => {
+                    done.pop();
+                    continue;
+                }
+                _ => {}
+            }
+            done.push(c);
+            let cur = done.join("/");
+            let meta = match std::fs::symlink_metadata(self.abs(&cur)) {
+                Ok(m) => m,
+                Err(e) => return Err(FsError::new(rel, io_reason(&e))),
+            };
+            if meta.file_type().is_symlink() {
+                hops += 1;
+                if hops > MAX_HOPS {
+                    return Err(FsError::new(rel, "symlink loop"));
+                }
+                let target = std::fs::read_link(self.abs(&cur))
+                    .map_err(|e| FsError::new(rel, io_reason(&e)))?;
+                let target = target.to_string_lossy().to_string();
+                self.note(&cur, Touched::Link(target.clone()));
+                done.pop();
+                if target.starts_with('/') {
+                    done.clear();
+                }
+                for t in target.split('/').filter(|c| !c.is_empty()).rev() {
+                    todo.push(t.to_string());
+                }
+            }
+        }
+        Ok(done.join("/"))
+    }
+
+    /// Reads a small text attribute, trimmed of its trailing newline.
+    pub fn read(&self, rel: &str) -> Result<String, FsError> {
+        let bytes = self.read_bytes(rel)?;
+        match String::from_utf8(bytes) {
+            Ok(s) => Ok(s.trim_end_matches(['\n', '\0']).to_string()),
+            Err(_) => Err(FsError::new(rel, "not UTF-8 text")),
+        }
+    }
+
+    /// Reads a file's bytes (config space).
+    pub fn read_bytes(&self, rel: &str) -> Result<Vec<u8>, FsError> {
+        let (dir, name) = split(rel);
+        let dir = self.canonical(dir)?;
+        let full = join(&dir, name);
+        if self.record.is_some() {
+            // Record mode takes the careful path: the leaf may itself be a link.
+            let canon = self.canonical(&full)?;
+            let data =
+                read_small(&self.abs(&canon)).map_err(|e| FsError::new(rel, io_reason(&e)))?;
+            self.note(&canon, Touched::File);
+            return Ok(data);
+        }
+        read_small(&self.abs(&full)).map_err(|e| FsError::new(rel, io_reason(&e)))
+    }
+
+    /// Names in a directory, sorted.
+    pub fn list(&self, rel: &str) -> Result<Vec<String>, FsError> {
+        let canon = self.canonical(rel)?;
+        let rd =
+            std::fs::read_dir(self.abs(&canon)).map_err(|e| FsError::new(rel, io_reason(&e)))?;
+        let mut out = Vec::new();
+        for entry in rd {
+            let entry = entry.map_err(|e| FsError::new(rel, io_reason(&e)))?;
+            out.push(entry.file_name().to_string_lossy().to_string());
+        }
+        out.sort();
+        self.note(&canon, Touched::Dir);
+        Ok(out)
+    }
+
+    /// The target of a symlink, as stored (recorded).
+    pub fn read_link(&self, rel: &str) -> Result<String, FsError> {
+        let (dir, name) = split(rel);
+        let dir = self.canonical(dir)?;
+        let full = join(&dir, name);
+        let t =
+            std::fs::read_link(self.abs(&full)).map_err(|e| FsError::new(rel, io_reason(&e)))?;
+        let t = t.to_string_lossy().to_string();
+        self.note(&full, Touched::Link(t.clone()));
+        Ok(t)
+    }
+
+    /// True when `rel` exists (after resolving links).
+    pub fn exists(&self, rel: &str) -> bool {
+        match self.canonical(rel) {
+            Ok(c) => match std::fs::metadata(self.abs(&c)) {
+                Ok(m) => {
+                    // A replay must see the same answer.
+                    self.note(
+                        &c,
+                        if m.is_dir() {
+                            Touched::Dir
+                        } else {
+                            Touched::File
+                        },
+                    );
+                    true
+                }
+                Err(_) => false,
+            },
+            Err(_) => false,
+        }
+    }
+
+    /// True when `rel` is a directory (after resolving links).
+    pub fn is_dir(&self, rel: &str) -> bool {
+        match self.canonical(rel) {
+            Ok(c) => {
+                let d = std::fs::metadata(self.abs(&c))
+                    .map(|m| m.is_dir())
+                    .unwrap_or(false);
+                if d {
+                    self.note(&c, Touched::Dir);
+                }
+                d
+            }
+            Err(_) => false,
+        }
+    }
+}
+
+/// Reads a file without the stat `std::fs::read` does first (sysfs sizes are fake anyway).
+fn read_small(p: &Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut f = std::fs::File::open(p)?;
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 4096];
+    loop {
+        match f.read(&mut chunk) {
+            Ok(0) => return Ok(buf),
+            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// `a/b/c` -> (`a/b`, `c`).
+pub fn split(rel: &str) -> (&str, &str) {
+    match rel.rfind('/') {
+        Some(i) => (&rel[..i], &rel[i + 1..]),
+        None => ("", rel),
+    }
+}
+
+pub fn join(dir: &str, name: &str) -> String {
+    if dir.is_empty() {
+        name.to_string()
+    } else {
+        format!("{dir}/{name}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::symlink;
+
+    #[test]
+    fn links_resolve_inside_the_root_and_loops_are_reported() {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path();
+        std::fs::create_dir_all(r.join("sys/devices/pci0000:00/0000:00:01.0")).unwrap();
+        std::fs::write(
+            r.join("sys/devices/pci0000:00/0000:00:01.0/vendor"),
+            "0x8086\n",
+        )
+        .unwrap();
+        std::fs::create_dir_all(r.join("sys/bus/pci/devices")).unwrap();
+        symlink(
+            "../../../devices/pci0000:00/0000:00:01.0",
+            r.join("sys/bus/pci/devices/0000:00:01.0"),
+        )
+        .unwrap();
+        // An absolute link means "inside the root" for a capture.
+        symlink("/sys/devices/pci0000:00", r.join("sys/abs")).unwrap();
+        symlink("loop2", r.join("sys/loop1")).unwrap();
+        symlink("loop1", r.join("sys/loop2")).unwrap();
+        let fs = SysFs::recording(r);
+        assert_eq!(
+            fs.canonical("sys/bus/pci/devices/0000:00:01.0").unwrap(),
+            "sys/devices/pci0000:00/0000:00:01.0"
+        );
+        assert_eq!(
+            fs.read("sys/bus/pci/devices/0000:00:01.0/vendor").unwrap(),
+            "0x8086"
+        );
+        assert_eq!(fs.canonical("sys/abs").unwrap(), "sys/devices/pci0000:00");
+        assert_eq!(fs.canonical("../../sys/abs/..").unwrap(), "sys/devices");
+        let err = fs.read("sys/loop1/x").unwrap_err();
+        assert_eq!(err.reason, "symlink loop");
+        let touched = fs.touched();
+        assert_eq!(
+            touched.get("sys/bus/pci/devices/0000:00:01.0"),
+            Some(&Touched::Link(
+                "../../../devices/pci0000:00/0000:00:01.0".into()
+            ))
+        );
+        assert_eq!(
+            touched.get("sys/devices/pci0000:00/0000:00:01.0/vendor"),
+            Some(&Touched::File)
+        );
+        assert!(fs.read("sys/nothing").unwrap_err().is_missing());
+    }
+}

@@ -1,0 +1,81 @@
+//! The live host: sysfs reader (configurable root), lspci-dump reader, the live tree as a
+//! [`Topology`](crate::topology::Topology), verdicts, renderers and `gather`.
+//!
+//! Flow: a reader (`sysfs::read_host` or `lspci::parse`) gives a [`model::HostScan`] plus
+//! findings; [`audit::audit`] builds the tree, judges links, AER and NVMe, and returns an
+//! [`audit::Audit`]; `render` turns it into text, JSON and Prometheus.
+
+pub mod audit;
+pub mod fs;
+pub mod gather;
+pub mod lspci;
+pub mod model;
+pub mod names;
+pub mod render;
+pub mod sysfs;
+pub mod tree;
+
+use std::path::Path;
+
+/// Finding codes of the live-host audit (stable: scripts and docs refer to them).
+pub mod codes {
+    /// A sysfs entry that could not be read or held garbage (skipped).
+    pub const UNREADABLE: &str = "LP0301";
+    /// A link trained below min(own max, port max).
+    pub const DOWNTRAINED: &str = "LP0302";
+    /// A device whose link is down.
+    pub const LINK_DOWN: &str = "LP0303";
+    /// A port with nothing below and its link down (note).
+    pub const EMPTY_PORT: &str = "LP0304";
+    /// A port below its max because its device is slower (note).
+    pub const PORT_LIMITED: &str = "LP0305";
+    /// A chipset-integrated device reporting a reduced link (note).
+    pub const CHIPSET_LINK: &str = "LP0306";
+    /// Fatal or non-fatal AER errors.
+    pub const AER_UNCORRECTABLE: &str = "LP0307";
+    /// Correctable AER errors above the threshold.
+    pub const AER_CORRECTABLE: &str = "LP0308";
+    /// An NVMe controller without a namespace.
+    pub const NVME_NO_NAMESPACE: &str = "LP0309";
+    /// Duplicate or conflicting bus numbers.
+    pub const BUS_CONFLICT: &str = "LP0310";
+    /// A function whose parent bridge is not listed (partial capture).
+    pub const HIDDEN_PARENT: &str = "LP0311";
+    /// A line of an lspci dump that could not be read.
+    pub const LSPCI_PARSE: &str = "LP0312";
+}
+
+/// Audits the host (or capture) below `root`.
+pub fn audit_sysfs(root: &Path, pci_ids: Option<&Path>, opts: audit::AuditOptions) -> audit::Audit {
+    let fs = fs::SysFs::new(root);
+    audit_with(&fs, pci_ids, opts)
+}
+
+/// Audits with a given reader (a recording one for `gather`).
+pub fn audit_with(
+    fs: &fs::SysFs,
+    pci_ids: Option<&Path>,
+    opts: audit::AuditOptions,
+) -> audit::Audit {
+    let (scan, findings) = sysfs::read_host(fs);
+    let names = names::for_root(fs.root(), pci_ids);
+    audit::audit(
+        &scan,
+        names.as_ref(),
+        &format!("sysfs:{}", fs.root().display()),
+        opts,
+        findings,
+    )
+}
+
+/// Audits an `lspci -vvnn` dump. Names come from the dump itself.
+pub fn audit_lspci(text: &str, file: &str, opts: audit::AuditOptions) -> audit::Audit {
+    let (scan, findings) = lspci::parse(text, file);
+    audit::audit(
+        &scan,
+        &names::Embedded,
+        &format!("lspci:{file}"),
+        opts,
+        findings,
+    )
+}

@@ -1,0 +1,393 @@
+//! Views of an [`Audit`]: the `lspci -tv`-style tree with links, the drive table, findings,
+//! and the Prometheus textfile. (JSON is the serde form of `Audit`.)
+
+use super::audit::{Audit, LinkStatus};
+use super::model::LinkState;
+use super::tree::LiveTree;
+use comfy_table::{Table, presets::UTF8_FULL_CONDENSED};
+use std::fmt::Write as _;
+
+/// What the tree shows after each device.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TreeStyle {
+    /// Like `lspci -t`: addresses and bus ranges only.
+    Bare,
+    /// Like `lspci -tv`, plus the link of each leaf: `  Name  [8.0 GT/s x4, max 16.0 GT/s x4]`.
+    Full,
+}
+
+fn link_note(a: &Audit, i: usize) -> String {
+    let f = &a.functions[i];
+    let mut s = String::new();
+    match (f.link, f.link_max) {
+        (Some(c), Some(m)) => {
+            let _ = write!(s, "{}, max {}", c.label(), m.label());
+        }
+        (Some(c), None) => s.push_str(&c.label()),
+        (None, Some(m)) => {
+            let _ = write!(s, "max {}", m.label());
+        }
+        (None, None) => {}
+    }
+    let mark = match f.link_status {
+        LinkStatus::Downtrained => Some("DOWNTRAINED"),
+        LinkStatus::Down => Some("LINK DOWN"),
+        LinkStatus::Empty => Some("empty"),
+        LinkStatus::ChipsetReduced => Some("chipset"),
+        _ => None,
+    };
+    if let Some(m) = mark {
+        if !s.is_empty() {
+            s.push_str(", ");
+        }
+        s.push_str(m);
+    }
+    if s.is_empty() { s } else { format!("[{s}]") }
+}
+
+/// The tree in `lspci -tv` conventions (`-[0000:00]-+-01.0-[05-09]----00.0  Name`).
+pub fn tree(a: &Audit, style: TreeStyle) -> String {
+    let t = &a.tree;
+    let mut out = String::new();
+    let mut line = String::new();
+    // Root buses are the host bridge's buses.
+    let buses: Vec<(u32, u8, Vec<usize>)> = t
+        .roots
+        .iter()
+        .map(|(&(d, b), v)| (d, b, v.clone()))
+        .collect();
+    line.push('-');
+    if buses.len() == 1 {
+        let (d, b, devs) = &buses[0];
+        let _ = write!(line, "[{d:04x}:{b:02x}]-");
+        bus(a, t, devs, &mut line, &mut out, style);
+    } else {
+        let base = line.len();
+        for (k, (d, b, devs)) in buses.iter().enumerate() {
+            line.truncate(base);
+            let last = k + 1 == buses.len();
+            let _ = write!(line, "{}-[{d:04x}:{b:02x}]-", if last { '\\' } else { '+' });
+            bus(a, t, devs, &mut line, &mut out, style);
+        }
+    }
+    out
+}
+
+fn emit(line: &mut String, out: &mut String) {
+    out.push_str(line.trim_end());
+    out.push('\n');
+    // Continuation: keep the vertical bars, blank the rest.
+    let cont: String = line
+        .chars()
+        .map(|c| if c == '+' || c == '|' { '|' } else { ' ' })
+        .collect();
+    *line = cont;
+}
+
+fn bus(
+    a: &Audit,
+    t: &LiveTree,
+    devs: &[usize],
+    line: &mut String,
+    out: &mut String,
+    style: TreeStyle,
+) {
+    if devs.is_empty() {
+        emit(line, out);
+        return;
+    }
+    let base = line.chars().count();
+    if devs.len() == 1 {
+        line.push_str("--");
+        dev(a, t, devs[0], line, out, style);
+        return;
+    }
+    for (k, &d) in devs.iter().enumerate() {
+        truncate_chars(line, base);
+        line.push_str(if k + 1 == devs.len() { "\\-" } else { "+-" });
+        dev(a, t, d, line, out, style);
+    }
+}
+
+fn truncate_chars(s: &mut String, n: usize) {
+    if let Some((i, _)) = s.char_indices().nth(n) {
+        s.truncate(i);
+    }
+}
+
+fn dev(a: &Audit, t: &LiveTree, i: usize, line: &mut String, out: &mut String, style: TreeStyle) {
+    let f = &t.funcs[i];
+    let _ = write!(line, "{}", f.bdf().devfn());
+    if let Some((s, u)) = f.bus_range {
+        if s == u {
+            let _ = write!(line, "-[{s:02x}]-");
+        } else {
+            let _ = write!(line, "-[{s:02x}-{u:02x}]-");
+        }
+        line.push('-');
+        // Children grouped by bus: the secondary first, then any other bus (partial captures).
+        let mut groups: Vec<(u8, Vec<usize>)> = vec![(s, Vec::new())];
+        for &c in &t.children[i] {
+            let cb = t.funcs[c].bdf().bus;
+            match groups.iter_mut().find(|(b, _)| *b == cb) {
+                Some((_, v)) => v.push(c),
+                None => groups.push((cb, vec![c])),
+            }
+        }
+        if groups.len() == 1 {
+            if groups[0].1.is_empty() && style == TreeStyle::Full {
+                let note = link_note(a, i);
+                if !note.is_empty() {
+                    let _ = write!(line, "  {note}");
+                }
+            }
+            bus(a, t, &groups[0].1, line, out, style);
+        } else {
+            // lspci: `-+-[0000:5f]-` per bus when devices sit on more than one.
+            let base = line.chars().count();
+            let dom = f.bdf().domain;
+            for (k, (b, devs)) in groups.iter().enumerate() {
+                truncate_chars(line, base);
+                let last = k + 1 == groups.len();
+                let _ = write!(
+                    line,
+                    "{}-[{dom:04x}:{b:02x}]-",
+                    if last { '\\' } else { '+' }
+                );
+                bus(a, t, devs, line, out, style);
+            }
+        }
+        return;
+    }
+    if f.is_bridge {
+        // A bridge without buses (lspci prints `11.0--`).
+        line.push_str("--");
+        emit(line, out);
+        return;
+    }
+    if style == TreeStyle::Full {
+        let _ = write!(line, "  {}", t.names[i]);
+        let note = link_note(a, i);
+        if !note.is_empty() {
+            let _ = write!(line, "  {note}");
+        }
+    }
+    emit(line, out);
+}
+
+fn opt<T: ToString>(v: &Option<T>) -> String {
+    v.as_ref()
+        .map(|x| x.to_string())
+        .unwrap_or_else(|| "-".into())
+}
+
+fn link_cell(l: &Option<LinkState>) -> String {
+    l.map(|l| l.label()).unwrap_or_else(|| "-".into())
+}
+
+/// One line per NVMe drive.
+pub fn drive_table(a: &Audit) -> String {
+    let mut t = Table::new();
+    t.load_style(UTF8_FULL_CONDENSED);
+    t.set_header(vec![
+        "BDF",
+        "ctrl",
+        "block",
+        "model",
+        "serial",
+        "slot",
+        "bay",
+        "NUMA",
+        "link",
+        "max",
+        "port",
+        "AER c/nf/f",
+    ]);
+    for d in &a.drives {
+        let blocks: Vec<String> = d
+            .namespaces
+            .iter()
+            .map(|b| {
+                if b.partitions.is_empty() {
+                    b.name.clone()
+                } else {
+                    format!("{} ({})", b.name, b.partitions.join(","))
+                }
+            })
+            .collect();
+        let mut link = link_cell(&d.link);
+        if d.link_status == LinkStatus::Downtrained {
+            link.push_str(" !");
+        }
+        t.add_row(vec![
+            opt(&d.bdf),
+            opt(&d.controller),
+            if blocks.is_empty() {
+                "-".into()
+            } else {
+                blocks.join(" ")
+            },
+            opt(&d.model),
+            opt(&d.serial),
+            opt(&d.slot),
+            opt(&d.bay),
+            opt(&d.numa_node),
+            link,
+            link_cell(&d.link_max),
+            opt(&d.upstream_port),
+            d.aer
+                .as_ref()
+                .map(|a| format!("{}/{}/{}", a.correctable, a.nonfatal, a.fatal))
+                .unwrap_or_else(|| "-".into()),
+        ]);
+    }
+    t.to_string()
+}
+
+/// Findings, one per line (`error[LP0302]: message` + location and help).
+pub fn findings(a: &Audit) -> String {
+    let mut s = String::new();
+    for f in &a.findings {
+        let _ = writeln!(s, "{}[{}]: {}", f.severity, f.code, f.message);
+        let loc = f.location.short();
+        if !loc.is_empty() {
+            let _ = writeln!(s, "  --> {loc}");
+        }
+        if let Some(h) = &f.help {
+            let _ = writeln!(s, "  help: {h}");
+        }
+    }
+    let (e, w, n) = super::audit::counts(&a.findings);
+    let _ = writeln!(s, "{e} errors, {w} warnings, {n} notes");
+    s
+}
+
+/// The full text report.
+pub fn text(a: &Audit) -> String {
+    let mut s = String::new();
+    s.push_str(&tree(a, TreeStyle::Full));
+    s.push('\n');
+    if !a.drives.is_empty() {
+        s.push_str(&drive_table(a));
+        s.push_str("\n\n");
+    }
+    s.push_str(&findings(a));
+    s
+}
+
+fn esc(v: &str) -> String {
+    v.replace('\\', "\\\\")
+        .replace('"', "\\\"")
+        .replace('\n', "\\n")
+}
+
+/// node_exporter textfile: gauges per function with a link, labelled bdf/slot/bay/model.
+pub fn prometheus(a: &Audit) -> String {
+    let mut s = String::new();
+    let model_of = |bdf: &str| {
+        a.drives
+            .iter()
+            .find(|d| d.bdf.as_deref() == Some(bdf))
+            .and_then(|d| d.model.clone())
+    };
+    let rows: Vec<(String, &super::audit::FunctionReport)> = a
+        .functions
+        .iter()
+        .filter(|f| f.link.is_some() || f.link_max.is_some() || f.aer.is_some())
+        .map(|f| {
+            let model = model_of(&f.bdf).unwrap_or_else(|| f.name.clone());
+            let labels = format!(
+                "bdf=\"{}\",slot=\"{}\",bay=\"{}\",model=\"{}\"",
+                esc(&f.bdf),
+                esc(f.slot.as_deref().unwrap_or("")),
+                esc(f.bay.as_deref().unwrap_or("")),
+                esc(&model)
+            );
+            (labels, f)
+        })
+        .collect();
+    type Get = fn(&super::audit::FunctionReport) -> Option<f64>;
+    let gauges: [(&str, &str, Get); 5] = [
+        (
+            "laneplan_pcie_link_speed_gts",
+            "Current PCIe link speed in GT/s (0 when down).",
+            |f| f.link.map(|l| l.gts()),
+        ),
+        (
+            "laneplan_pcie_link_width",
+            "Current PCIe link width in lanes (0 when down).",
+            |f| f.link.map(|l| f64::from(l.width)),
+        ),
+        (
+            "laneplan_pcie_link_max_speed_gts",
+            "Maximum PCIe link speed of the function in GT/s.",
+            |f| f.link_max.map(|l| l.gts()),
+        ),
+        (
+            "laneplan_pcie_link_max_width",
+            "Maximum PCIe link width of the function in lanes.",
+            |f| f.link_max.map(|l| f64::from(l.width)),
+        ),
+        (
+            "laneplan_pcie_link_downtrained",
+            "1 when the link trained below min(own max, port max).",
+            |f| {
+                f.expected.map(|_| {
+                    if f.link_status == LinkStatus::Downtrained {
+                        1.0
+                    } else {
+                        0.0
+                    }
+                })
+            },
+        ),
+    ];
+    for (name, help, get) in gauges {
+        let _ = writeln!(s, "# HELP {name} {help}");
+        let _ = writeln!(s, "# TYPE {name} gauge");
+        for (labels, f) in &rows {
+            if let Some(v) = get(f) {
+                let _ = writeln!(s, "{name}{{{labels}}} {v}");
+            }
+        }
+    }
+    let name = "laneplan_pcie_aer_errors";
+    let _ = writeln!(
+        s,
+        "# HELP {name} AER error counters of the function since boot."
+    );
+    let _ = writeln!(s, "# TYPE {name} gauge");
+    for (labels, f) in &rows {
+        if let Some(aer) = &f.aer {
+            for (sev, v) in [
+                ("correctable", aer.correctable),
+                ("nonfatal", aer.nonfatal),
+                ("fatal", aer.fatal),
+            ] {
+                let _ = writeln!(s, "{name}{{{labels},severity=\"{sev}\"}} {v}");
+            }
+        }
+    }
+    let name = "laneplan_audit_findings";
+    let _ = writeln!(s, "# HELP {name} Findings of the last audit by severity.");
+    let _ = writeln!(s, "# TYPE {name} gauge");
+    let (e, w, n) = super::audit::counts(&a.findings);
+    for (sev, v) in [("error", e), ("warning", w), ("note", n)] {
+        let _ = writeln!(s, "{name}{{severity=\"{sev}\"}} {v}");
+    }
+    s
+}
+
+/// Writes `text` to `path` atomically: a temp file in the same directory, then a rename.
+pub fn write_atomic(path: &std::path::Path, text: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => std::path::PathBuf::from("."),
+    };
+    let mut tmp = tempfile::NamedTempFile::new_in(&dir)?;
+    tmp.write_all(text.as_bytes())?;
+    tmp.as_file().sync_all()?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}

@@ -1,0 +1,430 @@
+//! From a [`HostScan`] to the live tree and the one [`Topology`] type plans use too.
+//!
+//! Parents come from the canonical sysfs path when the source has them, else (lspci dumps)
+//! from the bridges' bus ranges: a function hangs below the narrowest bridge whose
+//! `[secondary, subordinate]` holds its bus. Either way the ranges are cross-checked.
+
+use super::codes;
+use super::model::*;
+use super::names::PciNames;
+use crate::finding::{Finding, Location};
+use crate::pcie::{Gen, LinkRate};
+use crate::topology::{DeviceClass, Link, Node, NodeKind, PciIdent, Topology};
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+/// What a function is in the tree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FnKind {
+    RootPort,
+    /// A switch upstream port.
+    Switch,
+    /// A switch downstream port.
+    SwitchPort,
+    Bridge,
+    Device,
+}
+
+impl FnKind {
+    pub fn is_port(self) -> bool {
+        matches!(self, FnKind::RootPort | FnKind::SwitchPort | FnKind::Bridge)
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            FnKind::RootPort => "root port",
+            FnKind::Switch => "switch upstream port",
+            FnKind::SwitchPort => "switch downstream port",
+            FnKind::Bridge => "bridge",
+            FnKind::Device => "device",
+        }
+    }
+}
+
+/// The PCI tree of a live host: functions sorted by address, with parents and kinds.
+#[derive(Debug, Clone, Default)]
+pub struct LiveTree {
+    pub funcs: Vec<PciFunction>,
+    pub parent: Vec<Option<usize>>,
+    pub children: Vec<Vec<usize>>,
+    pub kind: Vec<FnKind>,
+    /// Display name of each function (`Vendor Device`).
+    pub names: Vec<String>,
+    /// Root buses `(domain, bus)` in order, with the functions directly on each.
+    pub roots: BTreeMap<(u32, u8), Vec<usize>>,
+    pub index: HashMap<Bdf, usize>,
+}
+
+/// PCI class code -> device class.
+pub fn device_class(class: Option<u32>) -> DeviceClass {
+    match class.map(|c| c >> 8) {
+        Some(0x0108) => DeviceClass::Nvme,
+        Some(0x0104) => DeviceClass::Raid,
+        Some(0x0107) | Some(0x0100) | Some(0x0106) => DeviceClass::Hba,
+        Some(0x0200) | Some(0x0207) | Some(0x0280) => DeviceClass::Nic,
+        Some(0x0300) | Some(0x0302) | Some(0x0380) => DeviceClass::Gpu,
+        _ => DeviceClass::Other,
+    }
+}
+
+impl LiveTree {
+    pub fn build(scan: &HostScan, names: &dyn PciNames) -> (LiveTree, Vec<Finding>) {
+        let mut findings = Vec::new();
+        let mut funcs: Vec<PciFunction> = Vec::new();
+        let mut seen = BTreeSet::new();
+        for f in &scan.functions {
+            let Some(b) = f.bdf else { continue };
+            if !seen.insert(b) {
+                findings.push(
+                    Finding::error(
+                        codes::BUS_CONFLICT,
+                        format!("{b} appears twice in the input"),
+                    )
+                    .with_help("the second copy was ignored")
+                    .at_node(b.to_string()),
+                );
+                continue;
+            }
+            funcs.push(f.clone());
+        }
+        funcs.sort_by_key(|f| f.bdf());
+        let index: HashMap<Bdf, usize> = funcs
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (f.bdf(), i))
+            .collect();
+        let n = funcs.len();
+
+        findings.extend(check_ranges(&funcs));
+
+        // Parents.
+        let mut parent: Vec<Option<usize>> = vec![None; n];
+        for (i, f) in funcs.iter().enumerate() {
+            let b = f.bdf();
+            let by_range = narrowest_bridge(&funcs, i);
+            if scan.has_parents {
+                parent[i] = f.parent.and_then(|p| index.get(&p).copied());
+                if let Some(p) = parent[i]
+                    && let Some((s, u)) = funcs[p].bus_range
+                    && !(s..=u).contains(&b.bus)
+                {
+                    findings.push(
+                        Finding::error(
+                            codes::BUS_CONFLICT,
+                            format!(
+                                "{b} sits below {} in sysfs, but that bridge's buses are [{s:02x}-{u:02x}]",
+                                funcs[p].bdf()
+                            ),
+                        )
+                        .with_help("conflicting bus numbers: check the firmware's bus assignment")
+                        .at_node(b.to_string()),
+                    );
+                }
+                if let Some(h) = f.hidden_ancestors.first() {
+                    let shown = parent[i]
+                        .map(|p| funcs[p].bdf().to_string())
+                        .unwrap_or_else(|| "its root bus".into());
+                    findings.push(
+                        Finding::warning(
+                            codes::HIDDEN_PARENT,
+                            format!(
+                                "{b} sits below {h} in /sys/devices, but /sys/bus/pci/devices does not list {h}; shown under {shown}"
+                            ),
+                        )
+                        .with_help("a partial capture (or a hidden bridge): its link is not checked against its real port")
+                        .at_node(b.to_string()),
+                    );
+                }
+            } else {
+                parent[i] = by_range;
+            }
+        }
+        // Cycles cannot come from sysfs paths or ranges, but guard anyway.
+        for i in 0..n {
+            let mut cur = parent[i];
+            let mut steps = 0;
+            while let Some(p) = cur {
+                steps += 1;
+                if p == i || steps > n {
+                    parent[i] = None;
+                    break;
+                }
+                cur = parent[p];
+            }
+        }
+        let mut children = vec![Vec::new(); n];
+        let mut roots: BTreeMap<(u32, u8), Vec<usize>> = BTreeMap::new();
+        for i in 0..n {
+            match parent[i] {
+                Some(p) => children[p].push(i),
+                None => roots
+                    .entry((funcs[i].bdf().domain, funcs[i].bdf().bus))
+                    .or_default()
+                    .push(i),
+            }
+        }
+
+        // Kinds, top-down.
+        let mut kind = vec![FnKind::Device; n];
+        let mut order: Vec<usize> = roots.values().flatten().copied().collect();
+        let mut k = 0;
+        while k < order.len() {
+            let i = order[k];
+            k += 1;
+            order.extend(children[i].iter().copied());
+            let f = &funcs[i];
+            if !(f.is_bridge || f.bus_range.is_some()) {
+                continue;
+            }
+            let has_bridge_children = children[i]
+                .iter()
+                .any(|&c| funcs[c].is_bridge || funcs[c].bus_range.is_some());
+            kind[i] = match f.port_type {
+                Some(PortType::RootPort) => FnKind::RootPort,
+                Some(PortType::Upstream) => FnKind::Switch,
+                Some(PortType::Downstream) => FnKind::SwitchPort,
+                Some(_) => FnKind::Bridge,
+                None => match parent[i].map(|p| kind[p]) {
+                    None => FnKind::RootPort,
+                    Some(FnKind::Switch) => FnKind::SwitchPort,
+                    Some(_) if has_bridge_children => FnKind::Switch,
+                    Some(_) => FnKind::Bridge,
+                },
+            };
+        }
+        let names_v = funcs
+            .iter()
+            .map(|f| match &f.name {
+                Some(n) => n.clone(),
+                None => names.describe(f.vendor, f.device),
+            })
+            .collect();
+        (
+            LiveTree {
+                funcs,
+                parent,
+                children,
+                kind,
+                names: names_v,
+                roots,
+                index,
+            },
+            findings,
+        )
+    }
+
+    /// Depth-first order from the root buses.
+    pub fn depth_first(&self) -> Vec<usize> {
+        let mut out = Vec::with_capacity(self.funcs.len());
+        let mut stack: Vec<usize> = self.roots.values().flatten().rev().copied().collect();
+        while let Some(i) = stack.pop() {
+            out.push(i);
+            stack.extend(self.children[i].iter().rev());
+        }
+        out
+    }
+
+    /// The nearest port above `i` (its link partner): root port, downstream port or bridge.
+    pub fn upstream_port(&self, i: usize) -> Option<usize> {
+        self.parent[i].filter(|&p| self.kind[p].is_port())
+    }
+
+    /// The socket side of the tree as the one Topology type.
+    pub fn to_topology(&self, name: &str) -> Topology {
+        let mut t = Topology::new(name);
+        let mut sockets = BTreeMap::new();
+        let mut rcs = BTreeMap::new();
+        for (&(dom, bus), members) in &self.roots {
+            let numa = members.iter().find_map(|&i| self.funcs[i].numa_node);
+            let generation = members
+                .iter()
+                .filter_map(|&i| self.funcs[i].link_max.and_then(|l| l.speed))
+                .max()
+                .unwrap_or(Gen::G1);
+            let id = format!("pci{dom:04x}:{bus:02x}");
+            let Ok(rc) = t.add_node(Node::new(
+                id.clone(),
+                format!("[{dom:04x}:{bus:02x}]"),
+                NodeKind::RootComplex {
+                    lanes: 0,
+                    numa_node: numa,
+                    generation,
+                },
+            )) else {
+                continue;
+            };
+            if let Some(nn) = numa {
+                let s = *sockets.entry(nn).or_insert_with(|| {
+                    let mut node = Node::new(
+                        format!("numa{nn}"),
+                        format!("NUMA node {nn}"),
+                        NodeKind::Socket {
+                            index: u8::try_from(nn).unwrap_or(u8::MAX),
+                            lanes: 0,
+                            numa_nodes: vec![nn],
+                        },
+                    );
+                    node.confidence = crate::topology::Confidence::Measured;
+                    t.add_node(node).unwrap_or_default()
+                });
+                t.link(s, rc, Link::Attach);
+            }
+            rcs.insert((dom, bus), rc);
+        }
+        let mut ix = HashMap::new();
+        for i in self.depth_first() {
+            let f = &self.funcs[i];
+            let max = f.link_max.or(f.link);
+            let (g, w) = (
+                max.and_then(|l| l.speed).unwrap_or(Gen::G1),
+                max.map(|l| l.width).unwrap_or(0),
+            );
+            let kind = match self.kind[i] {
+                FnKind::RootPort => NodeKind::RootPort {
+                    width: w,
+                    generation: g,
+                },
+                FnKind::SwitchPort => NodeKind::SwitchPort {
+                    width: w,
+                    generation: g,
+                },
+                FnKind::Switch => NodeKind::Switch {
+                    part: Some(self.names[i].clone()),
+                },
+                FnKind::Bridge => NodeKind::Bridge,
+                FnKind::Device => NodeKind::Device {
+                    class: device_class(f.class),
+                    part: Some(self.names[i].clone()),
+                    perf: None,
+                },
+            };
+            let mut node = Node::new(f.bdf().to_string(), f.bdf().to_string(), kind);
+            node.confidence = crate::topology::Confidence::Measured;
+            node.pci = Some(PciIdent {
+                bdf: f.bdf().to_string(),
+                vendor: f.vendor.unwrap_or(0xffff),
+                device: f.device.unwrap_or(0xffff),
+                class: f.class.unwrap_or(0),
+                numa_node: f.numa_node,
+                slot: f.slot.clone(),
+                driver: f.driver.clone(),
+            });
+            let Ok(n) = t.add_node(node) else { continue };
+            ix.insert(i, n);
+            match self.parent[i] {
+                None => {
+                    if let Some(&rc) = rcs.get(&(f.bdf().domain, f.bdf().bus)) {
+                        t.link(rc, n, Link::Attach);
+                    }
+                }
+                Some(p) => {
+                    let Some(&pn) = ix.get(&p) else { continue };
+                    t.link(pn, n, self.edge(p, i));
+                }
+            }
+        }
+        t
+    }
+
+    /// The link between parent `p` and child `i`, as the child reports it.
+    fn edge(&self, p: usize, i: usize) -> Link {
+        let f = &self.funcs[i];
+        let Some(cur) = f.link else {
+            return Link::Attach;
+        };
+        let own_max = f.link_max;
+        let port_max = if self.kind[p].is_port() {
+            self.funcs[p].link_max
+        } else {
+            None
+        };
+        let max = min_link(own_max, port_max);
+        let mps = f.mps.unwrap_or(crate::pcie::DEFAULT_MPS);
+        let to_rate = |l: LinkState| {
+            LinkRate::new(
+                l.speed.unwrap_or(Gen::G1),
+                if l.speed.is_some() { l.width } else { 0 },
+            )
+            .with_mps(mps)
+        };
+        Link::Pcie {
+            rate: to_rate(cur),
+            max: max.filter(|m| !m.is_down()).map(to_rate),
+        }
+    }
+}
+
+/// The lesser of two link capabilities, per field.
+pub fn min_link(a: Option<LinkState>, b: Option<LinkState>) -> Option<LinkState> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(LinkState {
+            speed: match (a.speed, b.speed) {
+                (Some(x), Some(y)) => Some(x.min(y)),
+                (x, y) => x.or(y),
+            },
+            width: match (a.width, b.width) {
+                (0, y) => y,
+                (x, 0) => x,
+                (x, y) => x.min(y),
+            },
+        }),
+        (a, b) => a.or(b),
+    }
+}
+
+/// The narrowest bridge (same domain, not `i` itself) whose bus range holds `i`'s bus.
+fn narrowest_bridge(funcs: &[PciFunction], i: usize) -> Option<usize> {
+    let b = funcs[i].bdf();
+    funcs
+        .iter()
+        .enumerate()
+        .filter(|(j, f)| *j != i && f.bdf().domain == b.domain)
+        .filter_map(|(j, f)| f.bus_range.map(|r| (j, r)))
+        .filter(|(j, (s, u))| (*s..=*u).contains(&b.bus) && funcs[*j].bdf().bus < *s)
+        .min_by_key(|(j, (s, u))| (u.saturating_sub(*s), std::cmp::Reverse(funcs[*j].bdf())))
+        .map(|(j, _)| j)
+}
+
+/// Duplicate secondary buses and partially overlapping ranges.
+fn check_ranges(funcs: &[PciFunction]) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let bridges: Vec<(Bdf, u8, u8)> = funcs
+        .iter()
+        .filter_map(|f| f.bus_range.map(|(s, u)| (f.bdf(), s, u)))
+        .collect();
+    for (k, &(a, s1, u1)) in bridges.iter().enumerate() {
+        if s1 > u1 || s1 <= a.bus {
+            out.push(
+                Finding::error(
+                    codes::BUS_CONFLICT,
+                    format!("{a} has bus range [{s1:02x}-{u1:02x}] on bus {:02x}", a.bus),
+                )
+                .with_help(
+                    "a bridge's secondary bus must be above its own and not above its subordinate",
+                )
+                .at_node(a.to_string()),
+            );
+            continue;
+        }
+        for &(b, s2, u2) in &bridges[k + 1..] {
+            if a.domain != b.domain || s2 > u2 {
+                continue;
+            }
+            let overlap = s1.max(s2) <= u1.min(u2);
+            let nested = (s1 <= s2 && u2 <= u1) || (s2 <= s1 && u1 <= u2);
+            if s1 == s2 || (overlap && !nested) {
+                out.push(
+                    Finding::error(
+                        codes::BUS_CONFLICT,
+                        format!(
+                            "{a} [{s1:02x}-{u1:02x}] and {b} [{s2:02x}-{u2:02x}] claim the same buses"
+                        ),
+                    )
+                    .with_help("duplicate or conflicting bus numbers: devices behind them may be unreachable")
+                    .at(Location::node(b.to_string())),
+                );
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,197 @@
+//! The binary: text, --json, --prometheus, gather, exit codes; snapshots of text and JSON.
+
+mod common;
+
+use assert_cmd::Command;
+use common::*;
+use predicates::prelude::*;
+
+fn laneplan() -> Command {
+    Command::cargo_bin("laneplan").unwrap()
+}
+
+fn ids() -> String {
+    fixtures().join("pci.ids").display().to_string()
+}
+
+fn own(name: &str) -> String {
+    fixtures().join("sysfs").join(name).display().to_string()
+}
+
+fn run_text(root: &str) -> (String, i32) {
+    let out = laneplan()
+        .args(["audit", "--sysfs-root", root, "--pci-ids", &ids()])
+        .output()
+        .unwrap();
+    (
+        String::from_utf8(out.stdout).unwrap(),
+        out.status.code().unwrap(),
+    )
+}
+
+fn run_json(root: &str) -> serde_json::Value {
+    let out = laneplan()
+        .args(["audit", "--json", "--sysfs-root", root, "--pci-ids", &ids()])
+        .output()
+        .unwrap();
+    serde_json::from_slice(&out.stdout).expect("stdout is only JSON")
+}
+
+#[test]
+fn snapshots_of_every_fixture() {
+    let (_a, plx) = unpack("hwloc-skx-2plx-ve/32intel64-2p8co2t+8ve.tar.bz2");
+    let (_b, slots) = unpack("hwloc-2n-nvme-slots/32em64t-2n8c+dax+nvme+mic+dimms.tar.bz2");
+    let (_c, mp) = unpack("libnvme-power-nvme-multipath/tree-pcie.tar.xz");
+    let (_d, apple) = unpack("libnvme-power-nvme-multipath/tree-apple-nvme.tar.xz");
+    let roots = [
+        ("hwloc-skx-2plx-ve", plx.display().to_string()),
+        ("hwloc-2n-nvme-slots", slots.display().to_string()),
+        ("libnvme-tree-pcie", mp.display().to_string()),
+        ("libnvme-tree-apple-nvme", apple.display().to_string()),
+        ("r740xd-12nvme", own("r740xd-12nvme")),
+        ("r6525-gen3", own("r6525-gen3")),
+    ];
+    for (name, root) in roots {
+        let (text, _) = run_text(&root);
+        insta::assert_snapshot!(format!("{name}.txt"), text);
+        let mut json = run_json(&root);
+        // The roots are tempdirs: keep them out of the snapshot.
+        json["source"] = "[root]".into();
+        json["names"] = "[pci.ids]".into();
+        insta::assert_json_snapshot!(format!("{name}.json"), json);
+    }
+    let dump =
+        fixtures().join("shared/lspci-r740xd/dell-r740xd-ubuntu2004-62F4A9812E0F.lspci-vvnn.txt");
+    let out = laneplan()
+        .args(["audit", "--lspci"])
+        .arg(&dump)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    insta::assert_snapshot!("lspci-r740xd.txt", String::from_utf8(out.stdout).unwrap());
+}
+
+#[test]
+fn exit_codes() {
+    // Clean (notes and warnings only): 0.
+    laneplan()
+        .args([
+            "audit",
+            "--sysfs-root",
+            &fixtures().join("sysfs/r740xd-12nvme").display().to_string(),
+            "--aer-threshold",
+            "100",
+        ])
+        .assert()
+        .code(1); // downtrained links and non-fatal AER are errors
+    let (text, code) = run_text(&own("r6525-gen3"));
+    assert_eq!(code, 1);
+    assert!(text.contains("6 errors, 0 warnings, 0 notes"), "{text}");
+    // Input errors: 2.
+    laneplan()
+        .args(["audit", "--sysfs-root", "/nonexistent/root"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("has no sys/ directory"));
+    laneplan()
+        .args(["audit", "--lspci", "/nonexistent/dump.txt"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "cannot read /nonexistent/dump.txt",
+        ));
+    laneplan()
+        .args(["audit", "--lspci", "x", "--sysfs-root", "/"])
+        .assert()
+        .code(2);
+    let (_a, plx) = unpack("hwloc-skx-2plx-ve/32intel64-2p8co2t+8ve.tar.bz2");
+    laneplan()
+        .args(["audit", "--sysfs-root"])
+        .arg(&plx)
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("0 errors, 2 warnings, 2 notes"));
+}
+
+#[test]
+fn json_is_versioned_and_alone_on_stdout() {
+    let v = run_json(&own("r6525-gen3"));
+    assert_eq!(v["schema_version"], 1);
+    assert_eq!(v["functions"].as_array().unwrap().len(), 15);
+    assert_eq!(
+        v["drives"][0]["link"],
+        serde_json::json!({"gen": 3, "width": 4})
+    );
+    assert_eq!(v["drives"][0]["link_status"], "downtrained");
+    assert_eq!(v["drives"][0]["bay"], serde_json::Value::Null);
+    assert_eq!(v["findings"][0]["code"], "LP0302");
+}
+
+#[test]
+fn prometheus_textfile() {
+    let t = tempfile::tempdir().unwrap();
+    let prom = t.path().join("laneplan.prom");
+    laneplan()
+        .args([
+            "audit",
+            "--sysfs-root",
+            &own("r740xd-12nvme"),
+            "--pci-ids",
+            &ids(),
+            "--prometheus",
+        ])
+        .arg(&prom)
+        .assert()
+        .code(1);
+    let text = std::fs::read_to_string(&prom).unwrap();
+    assert!(text.ends_with('\n'));
+    // No temp file left beside it.
+    assert_eq!(std::fs::read_dir(t.path()).unwrap().count(), 1);
+    let mut series = std::collections::BTreeSet::new();
+    let mut types = 0;
+    for line in text.lines() {
+        if let Some(rest) = line.strip_prefix("# TYPE ") {
+            assert!(rest.ends_with(" gauge"), "{line}");
+            types += 1;
+            continue;
+        }
+        if line.starts_with("# HELP ") {
+            continue;
+        }
+        let (name, value) = line.rsplit_once(' ').unwrap();
+        value.parse::<f64>().unwrap();
+        assert!(series.insert(name.to_string()), "duplicate series {name}");
+    }
+    assert_eq!(types, 7);
+    assert!(text.contains(
+        "laneplan_pcie_link_downtrained{bdf=\"0000:b0:00.0\",slot=\"4-2\",bay=\"\",model=\"Micron_9300_MTFDHAL3T8TDP\"} 1\n"
+    ));
+    assert!(text.contains(
+        "laneplan_pcie_link_speed_gts{bdf=\"0000:d9:00.0\",slot=\"8-2\",bay=\"\",model=\"Micron_9300_MTFDHAL3T8TDP\"} 2.5\n"
+    ));
+    assert!(text.contains(
+        "laneplan_pcie_aer_errors{bdf=\"0000:17:02.0\",slot=\"\",bay=\"\",model=\"Intel Corporation Sky Lake-E PCI Express Root Port C\",severity=\"correctable\"} 57\n"
+    ));
+    assert!(text.contains("laneplan_audit_findings{severity=\"error\"} 3\n"));
+}
+
+#[test]
+fn gather_then_replay_via_the_cli() {
+    let t = tempfile::tempdir().unwrap();
+    let out = t.path().join("host.tar.gz");
+    laneplan()
+        .args(["gather", "--sysfs-root", &own("r6525-gen3")])
+        .arg(&out)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("15 functions, 6 NVMe controllers"));
+    let un = t.path().join("u");
+    std::fs::create_dir(&un).unwrap();
+    let f = std::fs::File::open(&out).unwrap();
+    tar::Archive::new(flate2::read::GzDecoder::new(f))
+        .unpack(&un)
+        .unwrap();
+    let (a, ca) = run_text(&own("r6525-gen3"));
+    let (b, cb) = run_text(&un.display().to_string());
+    assert_eq!((a, ca), (b, cb));
+}
