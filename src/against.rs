@@ -91,7 +91,6 @@ enum Position {
         card: NodeIndex,
     },
     EmptySlot {
-        slot: String,
         label: String,
     },
 }
@@ -176,7 +175,8 @@ pub fn diff(plan: &Plan, audit: &Audit) -> Diff {
                 Position::Bay { bay, drive } => {
                     let port = leaf_ports.get(nvme_i).copied();
                     nvme_i += 1;
-                    let found = port.and_then(|p| children_of(&p.bdf).into_iter().find(|k| is_nvme(k)));
+                    let found =
+                        port.and_then(|p| children_of(&p.bdf).into_iter().find(|k| is_nvme(k)));
                     let expected = drive.map(|d| t.node(d).label.clone());
                     let planned_rate = drive.and_then(|d| rate_above(t, d));
                     let mut e = DiffEntry {
@@ -199,7 +199,9 @@ pub fn diff(plan: &Plan, audit: &Audit) -> Diff {
                             e.status = DiffStatus::Missing;
                             let why = match port {
                                 Some(p) => format!("port {} is empty or its link is down", p.bdf),
-                                None => format!("no port found for it under {}", def.locator.join(", ")),
+                                None => {
+                                    format!("no port found for it under {}", def.locator.join(", "))
+                                }
                             };
                             e.problems.push(format!(
                                 "missing: {} planned, {why}",
@@ -208,11 +210,14 @@ pub fn diff(plan: &Plan, audit: &Audit) -> Diff {
                         }
                         (None, Some(f)) => {
                             e.status = DiffStatus::Unexpected;
-                            e.problems
-                                .push(format!("unexpected: {} at {}", found_name(audit, f), f.bdf));
+                            e.problems.push(format!(
+                                "unexpected: {} at {}",
+                                found_name(audit, f),
+                                f.bdf
+                            ));
                         }
                         (Some(d), Some(f)) => {
-                            judge(&mut e, t, d, planned_rate, f, &numa, audit);
+                            judge(&mut e, t, *d, planned_rate, f, &numa, audit);
                         }
                     }
                     entries.push(e);
@@ -267,7 +272,7 @@ pub fn diff(plan: &Plan, audit: &Audit) -> Diff {
         let empty_slots: Vec<&str> = positions
             .iter()
             .filter_map(|p| match p {
-                Position::EmptySlot { label, .. } => Some(label.as_str()),
+                Position::EmptySlot { label } => Some(label.as_str()),
                 _ => None,
             })
             .collect();
@@ -332,6 +337,81 @@ pub fn diff(plan: &Plan, audit: &Audit) -> Diff {
     }
 }
 
+/// Fills the audit's `bay` fields and `bays` array from the diff, and adds its findings.
+pub fn apply(audit: &mut Audit, diff: &Diff) {
+    for e in &diff.entries {
+        let (Some(bdf), Some(bay)) = (&e.bdf, e.bay) else {
+            continue;
+        };
+        let name = format!("Bay {bay}");
+        if let Some(f) = audit.functions.iter_mut().find(|f| &f.bdf == bdf) {
+            f.bay = Some(name.clone());
+        }
+        if let Some(d) = audit
+            .drives
+            .iter_mut()
+            .find(|d| d.bdf.as_deref() == Some(bdf.as_str()))
+        {
+            d.bay = Some(name);
+        }
+    }
+    audit.bays = diff
+        .entries
+        .iter()
+        .filter_map(|e| serde_json::to_value(e).ok())
+        .collect();
+    audit.findings.extend(diff.findings.iter().cloned());
+}
+
+/// The diff as a table, one row per bay and slot.
+pub fn render(diff: &Diff) -> String {
+    use comfy_table::{Table, presets::UTF8_FULL_CONDENSED};
+    let mut table = Table::new();
+    table.load_style(UTF8_FULL_CONDENSED);
+    table.set_header(vec![
+        "place",
+        "status",
+        "planned",
+        "planned link",
+        "found",
+        "found link",
+        "BDF",
+        "NUMA",
+    ]);
+    for e in &diff.entries {
+        let status = serde_json::to_value(e.status)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default();
+        table.add_row(vec![
+            e.place.clone(),
+            status,
+            e.expected.clone().unwrap_or_else(|| "-".into()),
+            e.expected_link.clone().unwrap_or_else(|| "-".into()),
+            e.found.clone().unwrap_or_else(|| "-".into()),
+            e.found_link.clone().unwrap_or_else(|| "-".into()),
+            e.bdf.clone().unwrap_or_else(|| "-".into()),
+            e.found_numa
+                .map(|n| n.to_string())
+                .unwrap_or_else(|| "-".into()),
+        ]);
+    }
+    let mut out = format!(
+        "Against the plan: {} ({})\n",
+        diff.build.clone().unwrap_or_else(|| diff.platform.clone()),
+        diff.platform
+    );
+    out.push_str(&table.to_string());
+    out.push('\n');
+    for e in diff.entries.iter().filter(|e| !e.problems.is_empty()) {
+        if e.status == DiffStatus::NotVisible {
+            continue;
+        }
+        out.push_str(&format!("  {}: {}\n", e.place, e.problems.join("; ")));
+    }
+    out
+}
+
 fn class_code(f: &FunctionReport) -> Option<u32> {
     f.class
         .as_deref()
@@ -388,7 +468,8 @@ fn unexpected(audit: &Audit, f: &FunctionReport, socket: Option<String>) -> Diff
 
 /// The PCIe rate planned on the link above a device.
 fn rate_above(t: &Topology, d: NodeIndex) -> Option<LinkRate> {
-    t.parent_edge(d).and_then(|(_, e)| t.graph[e].pcie().copied())
+    t.parent_edge(d)
+        .and_then(|(_, e)| t.graph[e].pcie().copied())
 }
 
 fn judge(
@@ -474,7 +555,6 @@ fn collect(t: &Topology, ix: NodeIndex, out: &mut Vec<Position>) {
                 .find(|&c| matches!(t.node(c).kind, NodeKind::Device { .. }));
             match card {
                 None => out.push(Position::EmptySlot {
-                    slot: n.id.clone(),
                     label: n.label.clone(),
                 }),
                 Some(c) => match t.node(c).kind {

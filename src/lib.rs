@@ -6,6 +6,7 @@
 // so their size does not matter.
 #![allow(clippy::result_large_err)]
 
+pub mod against;
 pub mod bays;
 pub mod finding;
 pub mod host;

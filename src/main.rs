@@ -61,7 +61,7 @@ fn main() -> ExitCode {
         }
         Command::Man => cmd::man(Cli::command()),
         Command::Probe(args) => cmd::probe::run(*args),
-        Command::Audit(args) => cmd::audit::run(args),
+        Command::Audit(args) => cmd::audit::run(args, &cli.catalog),
         Command::Gather(args) => cmd::audit::gather(args),
     };
     result.unwrap_or_else(cmd::report_error)

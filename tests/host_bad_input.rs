@@ -7,7 +7,7 @@ use laneplan::host::audit::{Audit, AuditOptions};
 use laneplan::host::{self, codes};
 use std::path::Path;
 
-const DEVS: &str = "sys/devices/pci0000:17";
+const DEVS: &str = "sys/devices/pci0000:5d";
 
 fn audit(root: &Path) -> Audit {
     host::audit_sysfs(
@@ -28,7 +28,7 @@ fn unreadable(a: &Audit) -> Vec<String> {
 #[test]
 fn missing_files() {
     let (_t, root) = own_copy("r740xd-12nvme");
-    let d = root.join(DEVS).join("0000:17:00.0/0000:18:00.0");
+    let d = root.join(DEVS).join("0000:5d:00.0/0000:5e:00.0");
     std::fs::remove_file(d.join("vendor")).unwrap();
     std::fs::remove_file(d.join("class")).unwrap();
     std::fs::remove_file(d.join("config")).unwrap();
@@ -36,10 +36,10 @@ fn missing_files() {
     let a = audit(&root);
     assert_eq!(
         unreadable(&a),
-        ["0000:18:00.0: no vendor, class in its sysfs directory"]
+        ["0000:5e:00.0: no vendor, class in its sysfs directory"]
     );
-    assert_eq!(a.functions.len(), 30);
-    assert_eq!(a.function("0000:18:00.0").unwrap().ids, "????:????");
+    assert_eq!(a.functions.len(), 32);
+    assert_eq!(a.function("0000:5e:00.0").unwrap().ids, "????:????");
     // The rest of the audit is untouched.
     assert_eq!(
         a.findings
@@ -53,7 +53,7 @@ fn missing_files() {
 #[test]
 fn garbage_values() {
     let (_t, root) = own_copy("r740xd-12nvme");
-    let d = root.join(DEVS).join("0000:17:01.0/0000:19:00.0");
+    let d = root.join(DEVS).join("0000:5d:01.0/0000:5f:00.0");
     std::fs::write(d.join("current_link_speed"), "fast\n").unwrap();
     std::fs::write(d.join("numa_node"), "zero\n").unwrap();
     std::fs::write(d.join("max_link_width"), "3\n").unwrap();
@@ -69,15 +69,15 @@ fn garbage_values() {
     assert_eq!(
         got,
         [
-            "0000:19:00.0: aer_dev_correctable: count \"lots\" of RxErr is not a number",
-            "0000:19:00.0: current_link_speed: not a link speed: \"fast\"",
-            "0000:19:00.0: max_link_width: x3 is not a PCIe link width",
-            "0000:19:00.0: numa_node is \"zero\"",
+            "0000:5f:00.0: aer_dev_correctable: count \"lots\" of RxErr is not a number",
+            "0000:5f:00.0: current_link_speed: not a link speed: \"fast\"",
+            "0000:5f:00.0: max_link_width: x3 is not a PCIe link width",
+            "0000:5f:00.0: numa_node is \"zero\"",
             "slot 1-2: address \"not-an-address\" is not dddd:bb:dd",
         ]
     );
     // The config space still gives the link (the attributes were garbage).
-    let f = a.function("0000:19:00.0").unwrap();
+    let f = a.function("0000:5f:00.0").unwrap();
     assert_eq!(f.link.map(|l| l.label()).as_deref(), Some("8.0 GT/s x4"));
     assert_eq!(f.slot, None);
 }
@@ -85,7 +85,7 @@ fn garbage_values() {
 #[test]
 fn unreadable_files() {
     let (_t, root) = own_copy("r740xd-12nvme");
-    let d = root.join(DEVS).join("0000:17:02.0/0000:1a:00.0");
+    let d = root.join(DEVS).join("0000:5d:02.0/0000:60:00.0");
     // A directory where a file should be cannot be read, even by root.
     std::fs::remove_file(d.join("device")).unwrap();
     std::fs::create_dir(d.join("device")).unwrap();
@@ -110,9 +110,9 @@ fn unreadable_files() {
 #[test]
 fn symlink_loops() {
     let (_t, root) = own_copy("r740xd-12nvme");
-    let link = root.join("sys/bus/pci/devices/0000:1b:00.0");
+    let link = root.join("sys/bus/pci/devices/0000:61:00.0");
     std::fs::remove_file(&link).unwrap();
-    std::os::unix::fs::symlink("0000:1b:00.0", &link).unwrap();
+    std::os::unix::fs::symlink("0000:61:00.0", &link).unwrap();
     let cls = root.join("sys/class/nvme/nvme0");
     std::fs::remove_file(&cls).unwrap();
     std::os::unix::fs::symlink("../nvme/nvme0", &cls).unwrap();
@@ -126,8 +126,8 @@ fn symlink_loops() {
             "cannot resolve the function's directory: symlink loop",
         ]
     );
-    assert!(a.function("0000:1b:00.0").is_none());
-    assert_eq!(a.functions.len(), 29);
+    assert!(a.function("0000:61:00.0").is_none());
+    assert_eq!(a.functions.len(), 31);
 }
 
 #[test]
@@ -238,6 +238,10 @@ fn nvme_controller_without_namespace_and_conflicting_buses() {
                 "0000:00:01.1 [01-01] and 0000:00:01.2 [01-02] claim the same buses"
             ),
             ("LP0309", "nvme0: NVMe controller without a namespace"),
+            (
+                "LP0305",
+                "0000:00:05.1 runs at 8.0 GT/s x8 of 16.0 GT/s x16: its device 0000:05:00.0 tops out at 8.0 GT/s x8"
+            ),
         ]
     );
     assert!(a.has_errors());

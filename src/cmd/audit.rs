@@ -30,6 +30,10 @@ pub struct AuditArgs {
     /// Correctable AER errors above this count are a warning.
     #[arg(long, value_name = "N", default_value_t = 10)]
     pub aer_threshold: u64,
+    /// Compare with a build file: per-bay and per-slot diff (missing, unexpected,
+    /// downtrained, wrong socket, wrong part).
+    #[arg(long, value_name = "BUILD.toml")]
+    pub against: Option<PathBuf>,
     /// Names from this pci.ids (default: the host's own, else the embedded database).
     #[arg(long, value_name = "FILE")]
     pub pci_ids: Option<PathBuf>,
@@ -45,11 +49,11 @@ pub struct GatherArgs {
     pub sysfs_root: PathBuf,
 }
 
-pub fn run(args: AuditArgs) -> miette::Result<ExitCode> {
+pub fn run(args: AuditArgs, catalog: &super::plan::CatalogArgs) -> miette::Result<ExitCode> {
     let opts = AuditOptions {
         aer_threshold: args.aer_threshold,
     };
-    let audit = match &args.lspci {
+    let mut audit = match &args.lspci {
         Some(p) => {
             let bytes = std::fs::read(p)
                 .into_diagnostic()
@@ -67,6 +71,17 @@ pub fn run(args: AuditArgs) -> miette::Result<ExitCode> {
             host::audit_sysfs(&args.sysfs_root, args.pci_ids.as_deref(), opts)
         }
     };
+    let diff = match &args.against {
+        Some(build) => {
+            let cat = catalog.load()?;
+            let report =
+                laneplan::plan::check_build_file(&cat, build).map_err(|e| e.into_report())?;
+            let diff = laneplan::against::diff(&report.plan, &audit);
+            laneplan::against::apply(&mut audit, &diff);
+            Some(diff)
+        }
+        None => None,
+    };
     if let Some(p) = &args.prometheus {
         render::write_atomic(p, &render::prometheus(&audit))
             .into_diagnostic()
@@ -77,7 +92,12 @@ pub fn run(args: AuditArgs) -> miette::Result<ExitCode> {
         s.push('\n');
         s
     } else {
-        render::text(&audit)
+        let mut s = render::text(&audit);
+        if let Some(d) = &diff {
+            s.push('\n');
+            s.push_str(&laneplan::against::render(d));
+        }
+        s
     };
     print(&out)?;
     Ok(if audit.has_errors() {
