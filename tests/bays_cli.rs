@@ -172,3 +172,69 @@ fn a_wrong_build_still_draws() {
         .success()
         .stdout(predicate::str::contains("LP0103"));
 }
+
+/// From an audit: the synthetic R740xd host drawn against its build marks the downtrained and
+/// missing bays, and only those; the R6525 capture is recognised from its DMI product name.
+#[test]
+fn bays_of_an_audited_host() {
+    let out = laneplan()
+        .args([
+            "bays",
+            BUILD,
+            "--sysfs-root",
+            "tests/fixtures/sysfs/r740xd-12nvme",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let odd: Vec<(u64, String)> = v["bays"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|b| b["status"] != "ok")
+        .map(|b| {
+            (
+                b["number"].as_u64().unwrap(),
+                b["status"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        odd,
+        [
+            (17, "downtrained".to_string()),
+            (21, "downtrained".to_string()),
+            (23, "missing".to_string())
+        ]
+    );
+    let svg = laneplan()
+        .args([
+            "bays",
+            BUILD,
+            "--sysfs-root",
+            "tests/fixtures/sysfs/r740xd-12nvme",
+            "--svg",
+            "-",
+        ])
+        .output()
+        .unwrap();
+    let svg = String::from_utf8(svg.stdout).unwrap();
+    assert!(svg.contains("downtrained: 8.0 GT/s x2 where the plan expects 8.0 GT/s x4"));
+    assert!(svg.contains("found: Micron_9300_MTFDHAL3T8TDP at 0000:b0:00.0, 8.0 GT/s x2"));
+
+    let r6525 = laneplan()
+        .args([
+            "bays",
+            "--sysfs-root",
+            "tests/fixtures/sysfs/r6525-gen3",
+            "--ascii",
+        ])
+        .output()
+        .unwrap();
+    assert!(r6525.status.success());
+    let text = String::from_utf8(r6525.stdout).unwrap();
+    assert!(text.starts_with("Dell EMC PowerEdge R6525"), "{text}");
+    assert!(text.contains("Dell DC NV"), "{text}");
+}

@@ -214,6 +214,9 @@ pub struct BayView {
     pub ceiling: Option<String>,
     /// Multi-line text for SVG `<title>` tooltips.
     pub tooltip: String,
+    /// What an audit found in the bay (shown in the tooltip).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tooltip_extra: Option<String>,
 }
 
 impl BayView {
@@ -251,6 +254,9 @@ impl BayView {
         }
         if let Some(c) = &self.ceiling {
             lines.push(format!("ceiling: {c}"));
+        }
+        if let Some(f) = &self.tooltip_extra {
+            lines.push(f.clone());
         }
         lines.push(format!("status: {}", self.status.name()));
         for p in &self.problems {
@@ -446,6 +452,51 @@ impl BayLayout {
 
     /// Sets a bay's status from an audit and adds a problem sentence; returns false when the
     /// bay does not exist.
+    /// Marks each bay with what an audit found there (`laneplan bays BUILD --sysfs-root DIR`).
+    /// With `planned_parts` false (a bare platform), a drive found where the plan has none is
+    /// simply what the bay holds, not a problem.
+    pub fn apply_diff(&mut self, diff: &crate::against::Diff, planned_parts: bool) {
+        use crate::against::DiffStatus as D;
+        for e in &diff.entries {
+            let Some(n) = e.bay else { continue };
+            let Some(b) = self.bays.iter_mut().find(|b| b.number == n) else {
+                continue;
+            };
+            let status = match e.status {
+                D::Ok => BayStatus::Ok,
+                D::Empty => BayStatus::Empty,
+                D::Missing => BayStatus::Missing,
+                D::Unexpected if !planned_parts => BayStatus::Ok,
+                D::Unexpected => BayStatus::Unexpected,
+                D::Downtrained => BayStatus::Downtrained,
+                D::WrongSocket => BayStatus::WrongSocket,
+                D::WrongPart => BayStatus::Degraded,
+                D::NotVisible => continue,
+            };
+            b.status = status;
+            if let Some(found) = &e.found {
+                if b.part.is_none() {
+                    b.part = Some(found.clone());
+                }
+                b.problems.retain(|p| !p.starts_with("found:"));
+                let at = e.bdf.clone().unwrap_or_default();
+                let link = e.found_link.clone().unwrap_or_default();
+                if status != BayStatus::Ok || planned_parts {
+                    b.problems.extend(
+                        e.problems
+                            .iter()
+                            .filter(|_| status != BayStatus::Ok)
+                            .cloned(),
+                    );
+                }
+                b.tooltip_extra = Some(format!("found: {found} at {at}, {link}"));
+            } else if status != BayStatus::Ok && status != BayStatus::Empty {
+                b.problems.extend(e.problems.iter().cloned());
+            }
+            b.refresh_tooltip();
+        }
+    }
+
     pub fn set_bay_status(
         &mut self,
         number: u16,
@@ -935,6 +986,7 @@ fn build(report: &Report, form: String) -> BayLayout {
             problems,
             ceiling: None,
             tooltip: String::new(),
+            tooltip_extra: None,
         };
         v.refresh_tooltip();
         bays.push(v);

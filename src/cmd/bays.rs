@@ -13,8 +13,19 @@ use std::process::ExitCode;
 
 #[derive(Args, Debug)]
 pub struct BaysArgs {
-    /// A platform id (see `laneplan platforms`) or a build file (`*.toml`).
-    pub target: String,
+    /// A platform id (see `laneplan platforms`) or a build file (`*.toml`). With a host
+    /// (--host, --sysfs-root, --lspci) it may be left out: the platform is then read from
+    /// the host's DMI product name.
+    pub target: Option<String>,
+    /// Show what the live host holds in each bay (sysfs below /).
+    #[arg(long, conflicts_with_all = ["sysfs_root", "lspci"])]
+    pub host: bool,
+    /// Show what a gathered capture holds in each bay.
+    #[arg(long, value_name = "DIR", conflicts_with = "lspci")]
+    pub sysfs_root: Option<PathBuf>,
+    /// Show what an `lspci -vvnn` dump holds in each bay.
+    #[arg(long, value_name = "FILE")]
+    pub lspci: Option<PathBuf>,
     /// Choose a platform option, e.g. `front=12nvme-12sas` (repeatable; platforms only:
     /// a build file sets its options itself).
     #[arg(long = "option", short = 'o', value_name = "KEY=VALUE", value_parser = parse_kv)]
@@ -38,33 +49,77 @@ fn parse_kv(s: &str) -> std::result::Result<(String, String), String> {
         .ok_or_else(|| format!("expected KEY=VALUE, got `{s}`"))
 }
 
+/// The audit of the host named on the command line, if any.
+fn audit_of(args: &BaysArgs) -> Result<Option<laneplan::host::audit::Audit>> {
+    let opts = laneplan::host::audit::AuditOptions::default();
+    if let Some(p) = &args.lspci {
+        let bytes = std::fs::read(p).map_err(|e| miette!("cannot read {}: {e}", p.display()))?;
+        let text = String::from_utf8_lossy(&bytes);
+        return Ok(Some(laneplan::host::audit_lspci(
+            &text,
+            &p.display().to_string(),
+            opts,
+        )));
+    }
+    let root = match (&args.sysfs_root, args.host) {
+        (Some(r), _) => r.clone(),
+        (None, true) => PathBuf::from("/"),
+        (None, false) => return Ok(None),
+    };
+    if !root.join("sys").is_dir() {
+        return Err(miette!(
+            "{} has no sys/ directory: not a host root or a gathered capture",
+            root.display()
+        ));
+    }
+    Ok(Some(laneplan::host::audit_sysfs(&root, None, opts)))
+}
+
 fn is_build_file(target: &str) -> bool {
     target.ends_with(".toml") || Path::new(target).is_file()
 }
 
 pub fn bays(args: &BaysArgs, cat: &CatalogArgs) -> Result<ExitCode> {
     let catalog = cat.load()?;
-    let report = if is_build_file(&args.target) {
+    let audit = audit_of(args)?;
+    let target = match (&args.target, &audit) {
+        (Some(t), _) => t.clone(),
+        (None, Some(a)) => laneplan::host::platform_of(a, &catalog).ok_or_else(|| {
+            miette!(
+                help = "name the platform or a build file: `laneplan bays r740xd --sysfs-root DIR`",
+                "cannot tell the platform from the host's DMI product name ({})",
+                a.product.as_deref().unwrap_or("none")
+            )
+        })?,
+        (None, None) => {
+            return Err(miette!(
+                help =
+                    "`laneplan bays r740xd`, `laneplan bays build.toml` or `laneplan bays --host`",
+                "name a platform, a build file or a host"
+            ));
+        }
+    };
+    let target = &target;
+    let report = if is_build_file(target) {
         if !args.options.is_empty() {
             return Err(miette!(
                 help = "set options in the build file's [options] table",
                 "--option applies to platforms, not to build files"
             ));
         }
-        plan::check_build_file(&catalog, Path::new(&args.target)).map_err(miette::Report::new)?
+        plan::check_build_file(&catalog, Path::new(target)).map_err(|e| e.into_report())?
     } else {
-        let report =
-            plan::plan_platform(&catalog, &args.target, &args.options).ok_or_else(|| {
-                let known: Vec<&str> = catalog.platforms.keys().map(String::as_str).collect();
-                miette!(
-                    help = format!(
-                        "known platforms: {}; or give a build file (*.toml)",
-                        known.join(", ")
-                    ),
-                    "unknown platform `{}`",
-                    args.target
-                )
-            })?;
+        let report = plan::plan_platform(&catalog, target, &args.options).ok_or_else(|| {
+            let known: Vec<&str> = catalog.platforms.keys().map(String::as_str).collect();
+            miette!(
+                help = format!(
+                    "known platforms: {}; or give a build file (*.toml)",
+                    known.join(", ")
+                ),
+                "unknown platform `{}`",
+                target
+            )
+        })?;
         if let Some(f) = report.findings.iter().find(|f| f.code == "LP0115") {
             return Err(miette!(
                 help = f.help.clone().unwrap_or_default(),
@@ -74,7 +129,11 @@ pub fn bays(args: &BaysArgs, cat: &CatalogArgs) -> Result<ExitCode> {
         }
         report
     };
-    let layout = BayLayout::from_report(&report, &catalog);
+    let mut layout = BayLayout::from_report(&report, &catalog);
+    if let Some(audit) = &audit {
+        let diff = laneplan::against::diff(&report.plan, audit);
+        layout.apply_diff(&diff, is_build_file(target));
+    }
 
     let mut svg_to_stdout = false;
     if let Some(path) = &args.svg {

@@ -107,6 +107,9 @@ pub struct Audit {
     pub schema_version: u32,
     /// `sysfs:/` or `lspci:FILE`.
     pub source: String,
+    /// DMI product name (`PowerEdge R740xd`), when the capture has it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub product: Option<String>,
     pub names: String,
     pub functions: Vec<FunctionReport>,
     pub drives: Vec<DriveReport>,
@@ -395,6 +398,7 @@ pub fn audit(
     });
     let topology = tree.to_topology(source);
     Audit {
+        product: None,
         schema_version: SCHEMA_VERSION,
         source: source.to_string(),
         names: names.source(),

@@ -59,13 +59,20 @@ pub fn audit_with(
 ) -> audit::Audit {
     let (scan, findings) = sysfs::read_host(fs);
     let names = names::for_root(fs.root(), pci_ids);
-    audit::audit(
+    let mut a = audit::audit(
         &scan,
         names.as_ref(),
         &format!("sysfs:{}", fs.root().display()),
         opts,
         findings,
-    )
+    );
+    // Read through the (recording) reader, so `gather` keeps it for replays.
+    a.product = fs
+        .read("sys/class/dmi/id/product_name")
+        .ok()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty());
+    a
 }
 
 /// Audits an `lspci -vvnn` dump. Names come from the dump itself.
@@ -78,4 +85,14 @@ pub fn audit_lspci(text: &str, file: &str, opts: audit::AuditOptions) -> audit::
         opts,
         findings,
     )
+}
+
+/// The platform a host is, from its DMI product name (`PowerEdge R740xd` -> `r740xd`).
+pub fn platform_of(audit: &audit::Audit, catalog: &crate::platform::Catalog) -> Option<String> {
+    let name = audit.product.as_deref()?.to_ascii_lowercase();
+    catalog
+        .platforms
+        .keys()
+        .find(|id| name.split_whitespace().any(|w| w == id.as_str()))
+        .cloned()
 }
