@@ -60,7 +60,7 @@ fn main() -> ExitCode {
             Ok(ExitCode::SUCCESS)
         }
         Command::Man => cmd::man(Cli::command()),
-        Command::Probe(args) => cmd::probe::run(*args),
+        Command::Probe(args) => cmd::probe::run(*args, &cli.catalog),
         Command::Audit(args) => cmd::audit::run(args, &cli.catalog),
         Command::Gather(args) => cmd::audit::gather(args),
     };

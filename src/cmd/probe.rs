@@ -100,6 +100,23 @@ pub struct ProbeArgs {
     /// JSON on stdout (schema in docs/probe-json.md); no progress bar.
     #[arg(long)]
     pub json: bool,
+    /// Probe every NVMe namespace the audit finds, labelled with its bay, slot and link, each
+    /// beside the ceiling of its path. Namespaces in use are skipped, with the reason.
+    #[arg(long, conflicts_with = "targets")]
+    pub mapped: bool,
+    /// With --mapped: the host root to audit (`<root>/sys`, `<root>/proc`); also used for the
+    /// safety checks.
+    #[arg(long, value_name = "DIR", requires = "mapped")]
+    pub sysfs_root: Option<PathBuf>,
+    /// With --mapped: the build the host should match; bays are named from it.
+    #[arg(long, value_name = "BUILD.toml", requires = "mapped")]
+    pub against: Option<PathBuf>,
+    /// With --mapped: list the targets, their ceilings and safety verdicts, and do no I/O.
+    #[arg(long, requires = "mapped")]
+    pub dry_run: bool,
+    /// Where device nodes live (tests).
+    #[arg(long, hide = true, default_value = "/dev")]
+    pub dev_root: PathBuf,
     /// Root of /proc for the safety checks (tests).
     #[arg(long, hide = true, default_value = "/proc")]
     pub proc_root: PathBuf,
@@ -168,7 +185,54 @@ fn probe_error(e: ProbeError) -> miette::Report {
     }
 }
 
-pub fn run(a: ProbeArgs) -> miette::Result<ExitCode> {
+/// `--mapped`: the audit's namespaces as targets (refused ones dropped with a message).
+fn mapped_targets(
+    a: &ProbeArgs,
+    catalog: &super::plan::CatalogArgs,
+) -> miette::Result<Option<Vec<ProbeTarget>>> {
+    let root = a.sysfs_root.clone().unwrap_or_else(|| PathBuf::from("/"));
+    if !root.join("sys").is_dir() {
+        return Err(miette!("{} has no sys/ directory", root.display()));
+    }
+    let mut audit =
+        laneplan::host::audit_sysfs(&root, None, laneplan::host::audit::AuditOptions::default());
+    let diff = match &a.against {
+        Some(build) => {
+            let cat = catalog.load()?;
+            let report =
+                laneplan::plan::check_build_file(&cat, build).map_err(|e| e.into_report())?;
+            let diff = laneplan::against::diff(&report.plan, &audit);
+            laneplan::against::apply(&mut audit, &diff);
+            Some(diff)
+        }
+        None => None,
+    };
+    let mapped = laneplan::probe::mapped::targets(&audit, diff.as_ref(), &a.dev_root);
+    if a.dry_run {
+        if a.json {
+            let v = serde_json::json!({"schema_version": 1, "mapped": mapped});
+            println!("{}", serde_json::to_string_pretty(&v).into_diagnostic()?);
+        } else {
+            print!("{}", laneplan::probe::mapped::render(&mapped));
+        }
+        return Ok(None);
+    }
+    let mut out = Vec::new();
+    for m in mapped {
+        match &m.refused {
+            Some(why) => eprintln!("skipping {}: {why}", m.target.path.display()),
+            None => out.push(m.target),
+        }
+    }
+    if out.is_empty() {
+        return Err(miette!(
+            "no NVMe namespace to probe (none found, or all in use)"
+        ));
+    }
+    Ok(Some(out))
+}
+
+pub fn run(a: ProbeArgs, catalog: &super::plan::CatalogArgs) -> miette::Result<ExitCode> {
     if a.list_profiles {
         for p in PROFILES {
             println!(
@@ -243,17 +307,28 @@ pub fn run(a: ProbeArgs) -> miette::Result<ExitCode> {
     opts.destroy_data_on = a.destroy_data_on.clone();
     opts.together = a.together;
     opts.curve = a.curve;
-    let targets: Vec<ProbeTarget> = a
-        .targets
-        .iter()
-        .map(|p| {
-            let mut t = ProbeTarget::from_path(p);
-            t.ceiling_read_gbs = a.ceiling_read;
-            t.ceiling_write_gbs = a.ceiling_write;
-            t
-        })
-        .collect();
-    let checker = SafetyChecker::with_roots(&a.proc_root, &a.sys_root);
+    let targets: Vec<ProbeTarget> = if a.mapped {
+        match mapped_targets(&a, catalog)? {
+            Some(t) => t,
+            None => return Ok(ExitCode::SUCCESS),
+        }
+    } else {
+        a.targets
+            .iter()
+            .map(|p| {
+                let mut t = ProbeTarget::from_path(p);
+                t.ceiling_read_gbs = a.ceiling_read;
+                t.ceiling_write_gbs = a.ceiling_write;
+                t
+            })
+            .collect()
+    };
+    // A --sysfs-root host is checked against its own mount table and holders.
+    let (proc_root, sys_root) = match (&a.sysfs_root, a.mapped) {
+        (Some(r), true) => (r.join("proc"), r.join("sys")),
+        _ => (a.proc_root.clone(), a.sys_root.clone()),
+    };
+    let checker = SafetyChecker::with_roots(&proc_root, &sys_root);
 
     // Ctrl-C: the first stops the run cleanly (results so far are printed), a second exits.
     let stop = Arc::new(AtomicBool::new(false));

@@ -11,6 +11,7 @@
 //! [`run`] is the whole probe: it never prints; progress goes to a callback.
 
 pub mod engine;
+pub mod mapped;
 pub mod results;
 pub mod safety;
 pub mod svg;

@@ -1,0 +1,122 @@
+//! `probe --mapped`: every NVMe namespace the audit finds becomes a probe target, labelled
+//! with its bay, slot and link, and with the ceiling of its path: the planner's when a build
+//! is given (`--against`), else what its live link carries.
+
+use super::target::ProbeTarget;
+use crate::against::Diff;
+use crate::host::audit::Audit;
+use crate::pcie::{LinkRate, Model};
+use serde::Serialize;
+use std::path::Path;
+
+/// A mapped namespace: the target, and why it would be refused before any I/O.
+#[derive(Debug, Clone, Serialize)]
+pub struct Mapped {
+    pub target: ProbeTarget,
+    /// The controller's PCI function.
+    pub bdf: Option<String>,
+    pub model: Option<String>,
+    /// Mounted, partitions in use, holders: the probe refuses it whatever the flags.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub refused: Option<String>,
+}
+
+/// Targets for every namespace, in the audit's drive order, each namespace once (a
+/// multipath namespace is reached through several controllers). `dev` is where device nodes
+/// live (`/dev`); `diff` adds the plan's bay names.
+pub fn targets(audit: &Audit, diff: Option<&Diff>, dev: &Path) -> Vec<Mapped> {
+    let mut out: Vec<Mapped> = Vec::new();
+    for d in &audit.drives {
+        for ns in &d.namespaces {
+            if out.iter().any(|m| m.target.label == ns.name) {
+                continue;
+            }
+            let mut t = ProbeTarget::from_path(dev.join(&ns.name));
+            t.label = ns.name.clone();
+            let bay = d.bay.clone().or_else(|| {
+                diff.and_then(|df| {
+                    df.entries
+                        .iter()
+                        .find(|e| e.bdf.is_some() && e.bdf == d.bdf)
+                        .map(|e| e.place.clone())
+                })
+            });
+            let rate = d.link.and_then(|l| {
+                l.speed
+                    .filter(|_| l.width > 0)
+                    .map(|g| LinkRate::new(g, l.width))
+            });
+            let mut parts = Vec::new();
+            if let Some(b) = &bay {
+                parts.push(b.clone());
+            }
+            if let Some(s) = &d.slot {
+                parts.push(format!("slot {s}"));
+            }
+            if let Some(p) = &d.upstream_port {
+                parts.push(format!("port {p}"));
+            }
+            if let Some(n) = d.numa_node {
+                parts.push(format!("NUMA {n}"));
+            }
+            let mut loc = parts.join(" > ");
+            if let Some(r) = rate {
+                loc.push_str(&format!(", {}", r.label()));
+                // The live link's payload ceiling (TLP-level model) per direction.
+                t.ceiling_read_gbs = Some(round3(r.to_host_gbs(Model::TlpLevel)));
+                t.ceiling_write_gbs = Some(round3(r.to_device_gbs(Model::TlpLevel)));
+            }
+            t.location = Some(loc);
+            let mut why = Vec::new();
+            if !ns.mounts.is_empty() {
+                why.push(format!("mounted at {}", ns.mounts.join(", ")));
+            }
+            if !ns.holders.is_empty() {
+                why.push(format!("held by {}", ns.holders.join(", ")));
+            }
+            out.push(Mapped {
+                target: t,
+                bdf: d.bdf.clone(),
+                model: d.model.clone(),
+                refused: (!why.is_empty()).then(|| why.join("; ")),
+            });
+        }
+    }
+    out
+}
+
+fn round3(v: f64) -> f64 {
+    (v * 1000.0).round() / 1000.0
+}
+
+/// The mapped targets as a table (`probe --mapped --dry-run`).
+pub fn render(mapped: &[Mapped]) -> String {
+    use comfy_table::{Table, presets::UTF8_FULL_CONDENSED};
+    let mut table = Table::new();
+    table.load_style(UTF8_FULL_CONDENSED);
+    table.set_header(vec![
+        "target",
+        "model",
+        "BDF",
+        "where",
+        "read ceiling",
+        "write ceiling",
+        "probe",
+    ]);
+    let gbs = |v: Option<f64>| v.map(|v| format!("{v:.2} GB/s")).unwrap_or("-".into());
+    for m in mapped {
+        table.add_row(vec![
+            m.target.path.display().to_string(),
+            m.model.clone().unwrap_or_default(),
+            m.bdf.clone().unwrap_or_default(),
+            m.target.location.clone().unwrap_or_default(),
+            gbs(m.target.ceiling_read_gbs),
+            gbs(m.target.ceiling_write_gbs),
+            m.refused
+                .as_ref()
+                .map(|r| format!("refused: {r}"))
+                .unwrap_or_else(|| "yes".into()),
+        ]);
+    }
+    format!("{table}\n")
+}
