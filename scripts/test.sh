@@ -10,6 +10,8 @@ command -v dot >/dev/null 2>&1 || need+=(graphviz)
 command -v fio >/dev/null 2>&1 || need+=(fio)
 command -v rsvg-convert >/dev/null 2>&1 || need+=(librsvg2-bin)
 command -v losetup >/dev/null 2>&1 || need+=(mount)
+command -v bzip2 >/dev/null 2>&1 || need+=(bzip2)
+command -v xz >/dev/null 2>&1 || need+=(xz-utils)
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing: ${need[*]}"
   if [ "$(id -u)" -eq 0 ]; then sudo=""; else sudo="sudo"; fi
