@@ -13,3 +13,5 @@ pub mod platform;
 pub mod render;
 pub mod source;
 pub mod topology;
+pub mod flow;
+pub mod synth;

@@ -23,6 +23,10 @@ enum Command {
     Show(cmd::plan::ShowArgs),
     /// Check a build file: findings, lane budget; exit 1 on errors, 2 on unreadable input.
     Check(cmd::plan::CheckArgs),
+    /// Bandwidth of a build: each device's ceiling and what caps it, all at once, per link.
+    Flow(cmd::flow::FlowArgs),
+    /// Graphviz DOT of a platform or build, edges coloured by read utilization.
+    Dot(cmd::flow::DotArgs),
     /// Shell completions for bash, zsh, fish, ...
     Completions { shell: clap_complete::Shell },
     /// The man page (roff) on stdout.
@@ -40,6 +44,8 @@ fn main() -> ExitCode {
         Command::Platforms(a) => cmd::plan::platforms(a, &cli.catalog),
         Command::Show(a) => cmd::plan::show(a, &cli.catalog),
         Command::Check(a) => cmd::plan::check(a, &cli.catalog),
+        Command::Flow(a) => cmd::flow::flow(a, &cli.catalog),
+        Command::Dot(a) => cmd::flow::dot(a, &cli.catalog),
         Command::Completions { shell } => {
             clap_complete::generate(
                 *shell,

@@ -211,6 +211,21 @@ pub struct Node {
     pub source: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pci: Option<PciIdent>,
+    /// A throughput limit of the node itself (a controller's SAS/SATA side, a root complex's
+    /// stated limit); the bandwidth analysis (`flow`) counts it on every path through the node.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub limit: Option<NodeLimit>,
+}
+
+/// A node's own throughput limit, per direction in GB/s, and what it is.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct NodeLimit {
+    /// Device to host.
+    pub read_gbs: f64,
+    /// Host to device.
+    pub write_gbs: f64,
+    /// What the limit is, for reports: `SAS side 8 x 12 Gb/s`.
+    pub what: String,
 }
 
 impl Node {
@@ -223,6 +238,7 @@ impl Node {
             confidence: Confidence::Documented,
             source: None,
             pci: None,
+            limit: None,
         }
     }
 }

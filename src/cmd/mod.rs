@@ -1,5 +1,6 @@
 //! One file per subcommand: argument structs and printing. Logic stays in the library.
 
+pub mod flow;
 pub mod plan;
 
 use std::process::ExitCode;

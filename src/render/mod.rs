@@ -2,3 +2,5 @@
 
 pub mod json;
 pub mod text;
+pub mod dot;
+pub mod flow;
