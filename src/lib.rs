@@ -7,11 +7,11 @@
 #![allow(clippy::result_large_err)]
 
 pub mod finding;
+pub mod flow;
 pub mod pcie;
 pub mod plan;
 pub mod platform;
 pub mod render;
 pub mod source;
-pub mod topology;
-pub mod flow;
 pub mod synth;
+pub mod topology;

@@ -7,9 +7,7 @@
 //!   specs, some trained below their maximum.
 
 use crate::pcie::{Gen, LinkRate};
-use crate::topology::{
-    DeviceClass, FabricKind, Link, Node, NodeKind, NodeLimit, Perf, Topology,
-};
+use crate::topology::{DeviceClass, FabricKind, Link, Node, NodeKind, NodeLimit, Perf, Topology};
 use petgraph::stable_graph::NodeIndex;
 
 fn socket(t: &mut Topology, i: u8) -> NodeIndex {
@@ -212,9 +210,7 @@ pub fn from_spec(spec: &TreeSpec) -> Topology {
     for (i, it) in spec.items.iter().enumerate() {
         let parent = attach[it.parent % attach.len()];
         let g = Gen::new(it.generation.clamp(1, 5)).unwrap_or(Gen::G3);
-        let gmax = Gen::new(it.max_generation.clamp(1, 5))
-            .unwrap_or(g)
-            .max(g);
+        let gmax = Gen::new(it.max_generation.clamp(1, 5)).unwrap_or(g).max(g);
         let w = it.width;
         let port_kind = match t.node(parent).kind {
             NodeKind::Switch { .. } => NodeKind::SwitchPort {
@@ -227,7 +223,11 @@ pub fn from_spec(spec: &TreeSpec) -> Topology {
             },
         };
         let port = t
-            .add_node(Node::new(format!("i{i}/port"), format!("Port {i}"), port_kind))
+            .add_node(Node::new(
+                format!("i{i}/port"),
+                format!("Port {i}"),
+                port_kind,
+            ))
             .expect("fresh id");
         t.link(parent, port, Link::Attach);
         let link = Link::Pcie {

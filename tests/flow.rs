@@ -45,7 +45,11 @@ fn twelve_drives_share_one_gen3_x16_uplink() {
     let (r, found) = analyze(&twelve_behind_uplink(), Options::default());
     // Gen3 x16, TLP-level, to host: raw 15.7538; ACK+FC 16/168 + SKIP 4/1538 = 0.097840;
     // 14.2125 * 256/280 = 12.9943 GB/s. Each drive: 12.9943 / 12 = 1.08286.
-    assert!(close(r.read.max_flow_gbs, 12.9943, 0.001), "{}", r.read.max_flow_gbs);
+    assert!(
+        close(r.read.max_flow_gbs, 12.9943, 0.001),
+        "{}",
+        r.read.max_flow_gbs
+    );
     assert!(close(r.read.fair_gbs, 12.9943, 0.001));
     for d in &r.devices {
         assert!(close(d.read.share_gbs, 12.9943 / 12.0, 0.0005));
@@ -55,7 +59,11 @@ fn twelve_drives_share_one_gen3_x16_uplink() {
         assert!(d.read.capped_by.is_device());
     }
     // Host to device: completions of 64 B: 14.2125 * 64/84 = 10.8286 GB/s, 0.90238 each.
-    assert!(close(r.write.max_flow_gbs, 10.8286, 0.001), "{}", r.write.max_flow_gbs);
+    assert!(
+        close(r.write.max_flow_gbs, 10.8286, 0.001),
+        "{}",
+        r.write.max_flow_gbs
+    );
     assert!(close(r.devices[0].write.share_gbs, 10.8286 / 12.0, 0.0005));
     // The uplink: demand 42 GB/s over 12.9943 = 3.232:1; 42 - 12.9943 = 29.0057 GB/s lost.
     let up = r
@@ -207,10 +215,18 @@ fn r740xd_micron_9300s_are_limited_by_the_drives() {
     // 12 SAS SSDs: each 2.1 GB/s read on a 1.2 GB/s SAS lane; together 14.4 over the
     // controller's 8 x 1.2 = 9.6 GB/s SAS side and its 6.8 GB/s spec: the controller caps.
     // Read all at once: CPU1 4 x 3.5 + 6.8 = 20.8; CPU2 8 x 3.5 = 28; 48.8 in all.
-    assert!(close(f.read.max_flow_gbs, 48.8, 1e-4), "{}", f.read.max_flow_gbs);
+    assert!(
+        close(f.read.max_flow_gbs, 48.8, 1e-4),
+        "{}",
+        f.read.max_flow_gbs
+    );
     assert!(close(f.read.per_socket[0].gbs, 20.8, 1e-6));
     assert!(close(f.read.per_socket[1].gbs, 28.0, 1e-6));
-    let sas = f.devices.iter().find(|d| d.label.starts_with("Toshiba")).unwrap();
+    let sas = f
+        .devices
+        .iter()
+        .find(|d| d.label.starts_with("Toshiba"))
+        .unwrap();
     assert_eq!(sas.read.capped_by.kind, "storage-link");
     assert!(close(sas.read.share_gbs, 6.8 / 12.0, 1e-9));
     assert_eq!(sas.read.share_limited_by.kind, "transit");
@@ -237,7 +253,11 @@ fn r7415_switched_is_capped_by_the_two_switch_uplinks() {
     assert!(lp0201[0].message.contains("PCIe switch A"));
     assert!(lp0201[1].message.contains("PCIe switch B"));
     // 12 x 3.3 = 39.6 GB/s of demand over 12.9943: 3.05:1.
-    assert!(lp0201[0].message.contains("3.05:1"), "{}", lp0201[0].message);
+    assert!(
+        lp0201[0].message.contains("3.05:1"),
+        "{}",
+        lp0201[0].message
+    );
     assert_eq!(f.read.bottlenecks.len(), 2);
 }
 
@@ -248,8 +268,17 @@ fn r6525_gen3_backplane_names_the_backplane_and_the_kit() {
     for d in &f.devices {
         let c = &d.read.capped_by;
         assert_eq!(c.kind, "link");
-        assert!(c.label.contains("Front NVMe backplane (Gen3)"), "{}", c.label);
-        assert!(c.fix.as_deref().unwrap().contains("Gen4 backplane and cable kit"));
+        assert!(
+            c.label.contains("Front NVMe backplane (Gen3)"),
+            "{}",
+            c.label
+        );
+        assert!(
+            c.fix
+                .as_deref()
+                .unwrap()
+                .contains("Gen4 backplane and cable kit")
+        );
         assert!(close(d.read.alone_gbs, 3.32217, 0.0005));
     }
     let lp = report.findings.iter().find(|x| x.code == "LP0202").unwrap();

@@ -78,8 +78,8 @@ fn load_build(cat: &CatalogArgs, path: &Path) -> Result<Report> {
 
 pub fn flow(args: &FlowArgs, cat: &CatalogArgs) -> Result<ExitCode> {
     let report = load_build(cat, &args.build)?;
-    let (f, found) = flow::analyze_plan(&report.plan, &args.opts.options())
-        .map_err(|e| miette!("{e}"))?;
+    let (f, found) =
+        flow::analyze_plan(&report.plan, &args.opts.options()).map_err(|e| miette!("{e}"))?;
     if args.json {
         let v = json::flow_document(&report, &f, &found);
         println!("{}", serde_json::to_string_pretty(&v).into_diagnostic()?);

@@ -36,10 +36,7 @@ fn places(labels: &[String]) -> String {
         Some(mut n) if !n.is_empty() => {
             n.sort();
             let word = if n.len() == 1 { "bay" } else { "bays" };
-            format!(
-                "{word} {}",
-                crate::plan::instantiate::compress_ranges(&n)
-            )
+            format!("{word} {}", crate::plan::instantiate::compress_ranges(&n))
         }
         _ => labels.join(", "),
     }
@@ -65,6 +62,14 @@ pub fn findings(t: &Topology, opts: &Options, r: &FlowReport) -> Vec<Finding> {
                 .map(|&e| (r.elements[e].element.id.as_str(), i))
         })
         .collect();
+
+    // Fair read shares of the devices each element limits.
+    let mut limited: HashMap<&str, Vec<f64>> = HashMap::new();
+    for d in &r.devices {
+        if let Some(e) = d.read.share_limited_by.element.as_deref() {
+            limited.entry(e).or_default().push(d.read.share_gbs);
+        }
+    }
 
     // LP0201 / LP0205: saturated shared elements.
     for el in &r.elements {
@@ -105,15 +110,16 @@ pub fn findings(t: &Topology, opts: &Options, r: &FlowReport) -> Vec<Finding> {
                 "LP0205",
                 "spread the drives over more controllers, or use NVMe bays for bandwidth",
             ),
-            _ => ("LP0205", "move devices below another port to spread the load"),
+            _ => (
+                "LP0205",
+                "move devices below another port to spread the load",
+            ),
         };
         // The fair shares of the devices it limits.
-        let mut shares: Vec<f64> = r
-            .devices
-            .iter()
-            .filter(|d| d.read.share_limited_by.element.as_deref() == Some(&el.element.id))
-            .map(|d| d.read.share_gbs)
-            .collect();
+        let mut shares: Vec<f64> = limited
+            .get(el.element.id.as_str())
+            .cloned()
+            .unwrap_or_default();
         shares.sort_by(f64::total_cmp);
         let each = match (shares.first(), shares.last()) {
             (Some(a), Some(b)) if (a - b).abs() < 0.005 => {
@@ -205,17 +211,20 @@ pub fn findings(t: &Topology, opts: &Options, r: &FlowReport) -> Vec<Finding> {
             }
         }
         for (s, ids) in by_socket {
-            let sum = |dir: Dir| -> f64 { ids.iter().map(|&i| r.devices[i].dir(dir).alone_gbs).fold(0.0, |a, b| a + b) };
+            let sum = |dir: Dir| -> f64 {
+                ids.iter()
+                    .map(|&i| r.devices[i].dir(dir).alone_gbs)
+                    .fold(0.0, |a, b| a + b)
+            };
             let fabric: Vec<&str> = r
                 .elements
                 .iter()
                 .filter(|e| e.element.kind == ElementKind::Fabric && e.devices > 0)
                 .map(|e| e.element.label.as_str())
                 .collect();
-            let saturated = r
-                .elements
-                .iter()
-                .any(|e| e.element.kind == ElementKind::Fabric && (e.read.saturated || e.write.saturated));
+            let saturated = r.elements.iter().any(|e| {
+                e.element.kind == ElementKind::Fabric && (e.read.saturated || e.write.saturated)
+            });
             let msg = format!(
                 "{} devices on socket {s} send their traffic to socket {k}'s memory over {}: {} read and {} write at their ceilings",
                 ids.len(),
@@ -245,9 +254,11 @@ pub fn findings(t: &Topology, opts: &Options, r: &FlowReport) -> Vec<Finding> {
         else {
             continue;
         };
-        let over = Dir::BOTH
-            .into_iter()
-            .any(|dir| el.dir(dir).capacity_gbs.is_some_and(|c| d.dir(dir).spec_gbs > c + 1e-9));
+        let over = Dir::BOTH.into_iter().any(|dir| {
+            el.dir(dir)
+                .capacity_gbs
+                .is_some_and(|c| d.dir(dir).spec_gbs > c + 1e-9)
+        });
         if over {
             let generic = el
                 .element
@@ -266,14 +277,23 @@ pub fn findings(t: &Topology, opts: &Options, r: &FlowReport) -> Vec<Finding> {
         let el = link_above
             .get(&d.node)
             .map(|&e| &r.elements[e])
-            .map(|e| (e.read.capacity_gbs.unwrap_or(0.0), e.write.capacity_gbs.unwrap_or(0.0)))
+            .map(|e| {
+                (
+                    e.read.capacity_gbs.unwrap_or(0.0),
+                    e.write.capacity_gbs.unwrap_or(0.0),
+                )
+            })
             .unwrap_or_default();
         let msg = format!(
             "{label} ({} x): spec {} read / {} write, above what its {link} link carries under the {} model ({} to host, {} to device)",
             ids.len(),
             gbs(d.read.spec_gbs),
             gbs(d.write.spec_gbs),
-            if passive { opts.model.describe() } else { "line-rate" },
+            if passive {
+                opts.model.describe()
+            } else {
+                "line-rate"
+            },
             gbs(el.0),
             gbs(el.1),
         );
@@ -282,7 +302,11 @@ pub fn findings(t: &Topology, opts: &Options, r: &FlowReport) -> Vec<Finding> {
         } else {
             "the link caps it: the spec is likely a dual-port or wider-link figure"
         };
-        out.push(Finding::note("LP0204", msg).with_help(help).at(loc(t, Some(d.node))));
+        out.push(
+            Finding::note("LP0204", msg)
+                .with_help(help)
+                .at(loc(t, Some(d.node))),
+        );
     }
     out
 }

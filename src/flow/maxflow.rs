@@ -4,6 +4,13 @@
 //! cannot loop on floating-point residues; results are within 1e-6 GB/s per edge of the
 //! real-valued figure.
 //!
+//! Below each socket the paths form a tree, where the maximum flow is exact bottom-up: an
+//! element passes `min(capacity, what arrives)`. [`max_flow`] reduces each socket's tree to
+//! the most it can deliver, solves the small remaining network (sockets, inter-socket
+//! links, memory) with `dinics`, and scales each tree's flow down to what its socket sends
+//! (a feasible flow scaled down stays feasible). [`max_flow_reference`] runs `dinics` on the
+//! whole network; tests check that both agree.
+//!
 //! The network is the topology read upwards (device to memory). A node with limits of its
 //! own (a controller's spec, its SAS side, a root complex) is split in two, joined by an
 //! edge carrying the smallest of them. Inter-socket links appear once per direction, so
@@ -33,10 +40,17 @@ pub struct MaxFlow {
     pub per_source: Vec<f64>,
 }
 
-/// Max-flow of one direction of `net`.
-pub fn max_flow(net: &Net, dir: Dir) -> MaxFlow {
+/// Max-flow of one direction of `net`, built on the whole network and solved by petgraph's
+/// `dinics`. Its search restarts from the source for every augmenting path (O(nodes) each),
+/// so it is quadratic in the device count: the reference for tests; [`max_flow`] is the
+/// one to use.
+pub fn max_flow_reference(net: &Net, dir: Dir) -> MaxFlow {
     let m = net.elements.len();
-    let total_demand: f64 = net.sources.iter().map(|s| s.demand(dir).max(0.0)).fold(0.0, |a, b| a + b);
+    let total_demand: f64 = net
+        .sources
+        .iter()
+        .map(|s| s.demand(dir).max(0.0))
+        .fold(0.0, |a, b| a + b);
     let inf = units(total_demand) + 1;
     let cap = |e: usize| -> u64 {
         net.elements[e]
@@ -139,6 +153,153 @@ pub fn max_flow(net: &Net, dir: Dir) -> MaxFlow {
     let per_source = src_edges
         .iter()
         .map(|e| flows[e.index()] as f64 / SCALE)
+        .collect();
+    MaxFlow {
+        total: total as f64 / SCALE,
+        load,
+        per_source,
+    }
+}
+
+/// Max-flow of one direction of `net`: exact tree reduction below the sockets, `dinics` on
+/// the sockets, inter-socket links and memory. O(elements log elements).
+pub fn max_flow(net: &Net, dir: Dir) -> MaxFlow {
+    let m = net.elements.len();
+    let is_fabric = |e: usize| net.elements[e].sockets.is_some();
+    // The element above each (non-fabric) element, each chain's socket, and depths.
+    let mut up: Vec<Option<usize>> = vec![None; m];
+    let mut top_socket: Vec<Option<petgraph::stable_graph::NodeIndex>> = vec![None; m];
+    let mut depth = vec![0usize; m];
+    let mut first: Vec<Option<usize>> = Vec::with_capacity(net.sources.len());
+    for s in &net.sources {
+        let chain: Vec<usize> = s.path.iter().copied().filter(|&e| !is_fabric(e)).collect();
+        for (k, &e) in chain.iter().enumerate() {
+            up[e] = chain.get(k + 1).copied();
+            depth[e] = chain.len() - k;
+        }
+        if let Some(&last) = chain.last() {
+            top_socket[last] = s.socket;
+        }
+        first.push(chain.first().copied());
+    }
+    let cap = |e: usize| net.elements[e].constraint(dir).unwrap_or(f64::INFINITY);
+
+    // Bottom-up: what arrives at each element, what passes it, what reaches each socket.
+    let mut inflow = vec![0.0f64; m];
+    let mut out = vec![0.0f64; m];
+    let mut supply: HashMap<petgraph::stable_graph::NodeIndex, f64> = HashMap::new();
+    for (i, s) in net.sources.iter().enumerate() {
+        let d = s.demand(dir).max(0.0);
+        match first[i] {
+            Some(f) => inflow[f] += d,
+            None => {
+                if let Some(sock) = s.socket {
+                    *supply.entry(sock).or_default() += d;
+                }
+            }
+        }
+    }
+    let mut order: Vec<usize> = (0..m).filter(|&e| !is_fabric(e)).collect();
+    order.sort_by(|a, b| depth[*b].cmp(&depth[*a]).then(a.cmp(b)));
+    for &e in &order {
+        out[e] = inflow[e].min(cap(e));
+        match up[e] {
+            Some(p) => inflow[p] += out[e],
+            None => {
+                if let Some(sock) = top_socket[e] {
+                    *supply.entry(sock).or_default() += out[e];
+                }
+            }
+        }
+    }
+
+    // The sockets: super-source -> socket (its supply), fabric both ways, targets -> sink.
+    let mut g: DiGraph<(), u64> = DiGraph::new();
+    let source = g.add_node(());
+    let sink = g.add_node(());
+    let mut socks: Vec<petgraph::stable_graph::NodeIndex> = supply.keys().copied().collect();
+    socks.extend(net.targets.iter().copied());
+    for el in &net.elements {
+        if let Some((a, b)) = el.sockets {
+            socks.push(a);
+            socks.push(b);
+        }
+    }
+    socks.sort();
+    socks.dedup();
+    let node_of: HashMap<_, GIx> = socks.iter().map(|&s| (s, g.add_node(()))).collect();
+    let total_supply: f64 = supply.values().fold(0.0, |a, b| a + b);
+    let inf = units(total_supply) + 1;
+    let mut supply_edge = HashMap::new();
+    for s in &socks {
+        if let Some(&v) = supply.get(s) {
+            supply_edge.insert(*s, g.add_edge(source, node_of[s], units(v)));
+        }
+    }
+    for &t in &net.targets {
+        g.add_edge(node_of[&t], sink, inf);
+    }
+    let mut el_edges: Vec<(usize, EdgeIndex, EdgeIndex)> = Vec::new();
+    for (e, el) in net.elements.iter().enumerate() {
+        if let Some((a, b)) = el.sockets {
+            let c = net.elements[e]
+                .constraint(dir)
+                .map(units)
+                .unwrap_or(inf)
+                .min(inf);
+            let ab = g.add_edge(node_of[&a], node_of[&b], c);
+            let ba = g.add_edge(node_of[&b], node_of[&a], c);
+            el_edges.push((e, ab, ba));
+        }
+    }
+    let (total, flows) = dinics(&g, source, sink);
+
+    // Scale each socket's tree to what it sends, top-down.
+    let socket_factor: HashMap<_, f64> = supply
+        .iter()
+        .map(|(s, &v)| {
+            let sent = flows[supply_edge[s].index()] as f64 / SCALE;
+            (*s, if v > 0.0 { (sent / v).min(1.0) } else { 0.0 })
+        })
+        .collect();
+    let mut gfac = vec![0.0f64; m];
+    let mut load = vec![0.0f64; m];
+    for &e in order.iter().rev() {
+        gfac[e] = match up[e] {
+            Some(p) => {
+                let r = if inflow[p] > 0.0 {
+                    out[p] / inflow[p]
+                } else {
+                    0.0
+                };
+                gfac[p] * r
+            }
+            None => top_socket[e]
+                .and_then(|s| socket_factor.get(&s).copied())
+                .unwrap_or(0.0),
+        };
+        load[e] = out[e] * gfac[e];
+    }
+    for (e, ab, ba) in el_edges {
+        load[e] = (flows[ab.index()].max(flows[ba.index()])) as f64 / SCALE;
+    }
+    let per_source = net
+        .sources
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let d = s.demand(dir).max(0.0);
+            match first[i] {
+                Some(f) if inflow[f] > 0.0 => d * (out[f] / inflow[f]) * gfac[f],
+                Some(_) => 0.0,
+                None => {
+                    d * s
+                        .socket
+                        .and_then(|k| socket_factor.get(&k).copied())
+                        .unwrap_or(0.0)
+                }
+            }
+        })
         .collect();
     MaxFlow {
         total: total as f64 / SCALE,

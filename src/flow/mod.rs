@@ -332,7 +332,10 @@ impl FlowReport {
             .filter(|e| e.element.passive.is_none() && e.dir(dir).ratio.is_some())
             .collect();
         v.sort_by(|a, b| {
-            let (ra, rb) = (a.dir(dir).ratio.unwrap_or(0.0), b.dir(dir).ratio.unwrap_or(0.0));
+            let (ra, rb) = (
+                a.dir(dir).ratio.unwrap_or(0.0),
+                b.dir(dir).ratio.unwrap_or(0.0),
+            );
             rb.total_cmp(&ra).then(a.element.id.cmp(&b.element.id))
         });
         v.truncate(n);
@@ -387,10 +390,7 @@ pub fn plan_hints(plan: &Plan) -> Hints {
 }
 
 /// Analyses a plan.
-pub fn analyze_plan(
-    plan: &Plan,
-    opts: &Options,
-) -> Result<(FlowReport, Vec<Finding>), NetError> {
+pub fn analyze_plan(plan: &Plan, opts: &Options) -> Result<(FlowReport, Vec<Finding>), NetError> {
     analyze(&plan.topology, opts, &plan_hints(plan))
 }
 
@@ -485,8 +485,7 @@ fn assemble(t: &Topology, opts: &Options, net: &Net) -> FlowReport {
                     .map(|&i| net.sources[i as usize].demand(*dir))
                     .fold(0.0, |a, b| a + b);
                 let constraint = el.constraint(*dir);
-                let saturated =
-                    constraint.is_some_and(|c| offered[e] > c * (1.0 + 1e-9) + 1e-9);
+                let saturated = constraint.is_some_and(|c| offered[e] > c * (1.0 + 1e-9) + 1e-9);
                 ElementDir {
                     capacity_gbs: cap,
                     demand_gbs: demand,
@@ -527,10 +526,8 @@ fn assemble(t: &Topology, opts: &Options, net: &Net) -> FlowReport {
                 gbs: sum,
             });
         }
-        let mut sat: Vec<&ElementFlow> = elements
-            .iter()
-            .filter(|e| e.dir(*dir).saturated)
-            .collect();
+        let mut sat: Vec<&ElementFlow> =
+            elements.iter().filter(|e| e.dir(*dir).saturated).collect();
         sat.sort_by(|a, b| {
             b.dir(*dir)
                 .ratio
@@ -539,7 +536,11 @@ fn assemble(t: &Topology, opts: &Options, net: &Net) -> FlowReport {
                 .then(a.element.id.cmp(&b.element.id))
         });
         Aggregate {
-            demand_gbs: net.sources.iter().map(|s| s.demand(*dir)).fold(0.0, |a, b| a + b),
+            demand_gbs: net
+                .sources
+                .iter()
+                .map(|s| s.demand(*dir))
+                .fold(0.0, |a, b| a + b),
             alone_sum_gbs: alone.iter().map(|a| a.gbs).fold(0.0, |a, b| a + b),
             max_flow_gbs: mf.total,
             fair_gbs: shares.total,

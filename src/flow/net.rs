@@ -200,8 +200,7 @@ impl Net {
         let mut has_device_below = vec![false; t.graph.node_bound()];
         let order = t.depth_first();
         for &ix in order.iter().rev() {
-            if matches!(t.node(ix).kind, NodeKind::Device { .. }) || has_device_below[ix.index()]
-            {
+            if matches!(t.node(ix).kind, NodeKind::Device { .. }) || has_device_below[ix.index()] {
                 if let Some(p) = t.parent(ix) {
                     has_device_below[p.index()] = true;
                 }
@@ -353,7 +352,11 @@ fn fabric_element(t: &Topology, key: (NodeIndex, NodeIndex), els: &mut Vec<Eleme
     let mut gbs = 0.0;
     let mut name = String::new();
     let mut links = 0u32;
-    for e in t.graph.edges_connecting(a, b).chain(t.graph.edges_connecting(b, a)) {
+    for e in t
+        .graph
+        .edges_connecting(a, b)
+        .chain(t.graph.edges_connecting(b, a))
+    {
         if let Link::Fabric {
             fabric,
             links: l,
@@ -548,7 +551,11 @@ fn downtrain(
             if gen_drop && n.rated_gen.is_some_and(|g| g < max.generation) {
                 held = Some(match (&n.kind, &n.source) {
                     (NodeKind::Bay { .. }, Some(src)) if !src.is_empty() => src.clone(),
-                    _ => format!("{} (rated {})", n.label, n.rated_gen.unwrap_or(rate.generation)),
+                    _ => format!(
+                        "{} (rated {})",
+                        n.label,
+                        n.rated_gen.unwrap_or(rate.generation)
+                    ),
                 });
             } else if !gen_drop
                 && let NodeKind::Slot { electrical, .. } = n.kind
@@ -557,8 +564,8 @@ fn downtrain(
                 held = Some(format!("{} (wired x{electrical})", n.label));
             }
         }
-        if let NodeKind::RootPort { width, generation } | NodeKind::SwitchPort { width, generation } =
-            n.kind
+        if let NodeKind::RootPort { width, generation }
+        | NodeKind::SwitchPort { width, generation } = n.kind
         {
             if held.is_none() {
                 held = Some(format!("{} ({generation} x{width})", n.label));

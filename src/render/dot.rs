@@ -74,10 +74,12 @@ fn edge_label(link: &Link, model: Model) -> Option<String> {
 
 /// The cluster a node belongs to: the nearest switch above or at it, else its socket.
 fn cluster_of(t: &Topology, ix: NodeIndex) -> Option<NodeIndex> {
-    t.path_to_root(ix)
-        .into_iter()
-        .map(|(n, _)| n)
-        .find(|&n| matches!(t.node(n).kind, NodeKind::Switch { .. } | NodeKind::Socket { .. }))
+    t.path_to_root(ix).into_iter().map(|(n, _)| n).find(|&n| {
+        matches!(
+            t.node(n).kind,
+            NodeKind::Switch { .. } | NodeKind::Socket { .. }
+        )
+    })
 }
 
 /// DOT text for a topology, with the flow report's utilization when there is one.
@@ -102,8 +104,10 @@ pub fn dot(t: &Topology, flow: Option<&FlowReport>, model: Model) -> String {
             if e.element.kind == ElementKind::Fabric {
                 fabric_util = Some(v);
             }
-            if matches!(e.element.kind, ElementKind::Transit | ElementKind::NodeLimit)
-                && let Some(n) = e.element.node
+            if matches!(
+                e.element.kind,
+                ElementKind::Transit | ElementKind::NodeLimit
+            ) && let Some(n) = e.element.node
             {
                 let line = format!(
                     "limit {:.2} GB/s{}",
@@ -148,9 +152,7 @@ pub fn dot(t: &Topology, flow: Option<&FlowReport>, model: Model) -> String {
             _ => "box",
         };
         let style = match n.kind {
-            NodeKind::Device { .. } | NodeKind::Switch { .. } | NodeKind::Socket { .. } => {
-                "filled"
-            }
+            NodeKind::Device { .. } | NodeKind::Switch { .. } | NodeKind::Socket { .. } => "filled",
             _ => "rounded",
         };
         let line = format!(
@@ -179,9 +181,15 @@ pub fn dot(t: &Topology, flow: Option<&FlowReport>, model: Model) -> String {
 
     let mut out = String::new();
     let _ = writeln!(out, "digraph {} {{", q(&t.name));
-    let _ = writeln!(out, "  graph [rankdir=LR, fontname=\"Helvetica\", label={}, labelloc=t];",
-        q(&format!("{} ({})", t.name, model.describe())));
-    let _ = writeln!(out, "  node [fontname=\"Helvetica\", fontsize=10, fillcolor=\"#f5f5f5\"];");
+    let _ = writeln!(
+        out,
+        "  graph [rankdir=LR, fontname=\"Helvetica\", label={}, labelloc=t];",
+        q(&format!("{} ({})", t.name, model.describe()))
+    );
+    let _ = writeln!(
+        out,
+        "  node [fontname=\"Helvetica\", fontsize=10, fillcolor=\"#f5f5f5\"];"
+    );
     let _ = writeln!(out, "  edge [fontname=\"Helvetica\", fontsize=9];");
 
     // Sockets first, each with its switch clusters nested.
@@ -195,7 +203,11 @@ pub fn dot(t: &Topology, flow: Option<&FlowReport>, model: Model) -> String {
     ) {
         let pad = "  ".repeat(depth);
         let _ = writeln!(out, "{pad}subgraph {} {{", q(&format!("cluster_{id}")));
-        let _ = writeln!(out, "{pad}  label={};", q(labels.get(id).map(String::as_str).unwrap_or(id)));
+        let _ = writeln!(
+            out,
+            "{pad}  label={};",
+            q(labels.get(id).map(String::as_str).unwrap_or(id))
+        );
         if let Some(nodes) = clusters.get(id) {
             let mut nodes = nodes.clone();
             nodes.sort();
@@ -245,7 +257,10 @@ pub fn dot(t: &Topology, flow: Option<&FlowReport>, model: Model) -> String {
                 let c = colour(u, s);
                 attrs.push(format!("color={}", q(c)));
                 if let Some(u) = u {
-                    attrs.push(format!("tooltip={}", q(&format!("{:.0} % of the read capacity", u * 100.0))));
+                    attrs.push(format!(
+                        "tooltip={}",
+                        q(&format!("{:.0} % of the read capacity", u * 100.0))
+                    ));
                 }
                 if s {
                     attrs.push("penwidth=2".into());

@@ -63,8 +63,11 @@ pub fn table(r: &FlowReport) -> String {
             num(d.read.alone_gbs),
             num(d.write.alone_gbs),
             Cell::new(cap_cell(&d.read.capped_by, &d.write.capped_by)),
-            Cell::new(format!("{:.2} / {:.2}", d.read.share_gbs, d.write.share_gbs))
-                .set_alignment(CellAlignment::Right),
+            Cell::new(format!(
+                "{:.2} / {:.2}",
+                d.read.share_gbs, d.write.share_gbs
+            ))
+            .set_alignment(CellAlignment::Right),
         ]);
     }
     let mut out = t.to_string();

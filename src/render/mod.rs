@@ -1,6 +1,6 @@
 //! Renderers: text for people, JSON for programs. They read models; they never decide.
 
-pub mod json;
-pub mod text;
 pub mod dot;
 pub mod flow;
+pub mod json;
+pub mod text;
