@@ -127,7 +127,8 @@ mod tests {
         let f = SourceFile::new("a.toml", "x = 1\ny = é2\n");
         assert_eq!(f.line_col(0), (1, 1));
         assert_eq!(f.line_col(6), (2, 1));
-        // byte 10 is '2', after the two-byte 'é': column 6 in characters.
-        assert_eq!(f.line_col(12), (2, 7));
+        // Line 2 starts at byte 6: `y = ` is bytes 6-9, 'é' bytes 10-11, '2' byte 12, after
+        // 5 characters: column 6.
+        assert_eq!(f.line_col(12), (2, 6));
     }
 }

@@ -15,7 +15,7 @@ use crate::pcie::{LinkRate, Model, serial_lane_gbs};
 use crate::topology::{DeviceClass, Link, NodeKind, Perf, Topology};
 use petgraph::Direction;
 use petgraph::stable_graph::{EdgeIndex, NodeIndex};
-use petgraph::visit::{EdgeRef, NodeIndexable};
+use petgraph::visit::{EdgeIndexable, EdgeRef, NodeIndexable};
 use serde::Serialize;
 use std::collections::{HashMap, VecDeque};
 
@@ -200,10 +200,10 @@ impl Net {
         let mut has_device_below = vec![false; t.graph.node_bound()];
         let order = t.depth_first();
         for &ix in order.iter().rev() {
-            if matches!(t.node(ix).kind, NodeKind::Device { .. }) || has_device_below[ix.index()] {
-                if let Some(p) = t.parent(ix) {
-                    has_device_below[p.index()] = true;
-                }
+            if (matches!(t.node(ix).kind, NodeKind::Device { .. }) || has_device_below[ix.index()])
+                && let Some(p) = t.parent(ix)
+            {
+                has_device_below[p.index()] = true;
             }
         }
 
@@ -211,10 +211,14 @@ impl Net {
             targets: targets.clone(),
             ..Default::default()
         };
-        let mut by_edge: HashMap<EdgeIndex, Option<usize>> = HashMap::new();
-        let mut by_node: HashMap<NodeIndex, Vec<usize>> = HashMap::new();
+        // Memo per node: the elements from it (its own limits, then the link above it, and so
+        // on) up to its socket, and the socket. Every node is walked once.
+        type Suffix = std::rc::Rc<(Vec<usize>, Option<NodeIndex>)>;
+        let mut suffix: Vec<Option<Suffix>> = vec![None; t.graph.node_bound()];
+        let mut edge_el: Vec<Option<Option<usize>>> = vec![None; t.graph.edge_bound()];
         let mut by_fabric: HashMap<(NodeIndex, NodeIndex), usize> = HashMap::new();
         let routes = fabric_routes(t, &sockets, &targets);
+        let empty: Suffix = std::rc::Rc::new((Vec::new(), None));
 
         for &d in &order {
             let Some((class, perf)) = device_perf(t, d) else {
@@ -228,31 +232,54 @@ impl Net {
             }
             let Some(perf) = perf else { continue };
             let (read_gbs, write_gbs) = demand(&perf, opts.workload);
-            let mut path = Vec::new();
-            let mut own_link = None;
-            let mut socket = None;
-            for (ix, e) in t.path_to_root(d) {
-                if ix != d {
-                    let els = by_node
-                        .entry(ix)
-                        .or_insert_with(|| node_elements(t, ix, &mut net.elements));
-                    path.extend(els.iter().copied());
+            let up = t.parent_edge(d);
+            let own_link = up.and_then(|(_, e)| {
+                *edge_el[e.index()]
+                    .get_or_insert_with(|| edge_element(t, e, opts.model, hints, &mut net.elements))
+            });
+            // The ancestors not yet memoized, nearest first.
+            let mut chain = Vec::new();
+            let mut cur = up.map(|(p, _)| p);
+            while let Some(c) = cur {
+                if suffix[c.index()].is_some() {
+                    break;
                 }
-                if matches!(t.node(ix).kind, NodeKind::Socket { .. }) {
-                    socket = Some(ix);
-                }
-                if let Some(e) = e {
-                    let el = *by_edge.entry(e).or_insert_with(|| {
-                        edge_element(t, e, opts.model, hints, &mut net.elements)
-                    });
-                    if let Some(el) = el {
-                        if ix == d {
-                            own_link = Some(el);
-                        }
-                        path.push(el);
-                    }
-                }
+                chain.push(c);
+                cur = t.parent(c);
             }
+            let mut acc = cur
+                .and_then(|c| suffix[c.index()].clone())
+                .unwrap_or_else(|| empty.clone());
+            for &c in chain.iter().rev() {
+                let mut v = node_elements(t, c, &mut net.elements);
+                if let Some((_, e)) = t.parent_edge(c)
+                    && let Some(el) = *edge_el[e.index()].get_or_insert_with(|| {
+                        edge_element(t, e, opts.model, hints, &mut net.elements)
+                    })
+                {
+                    v.push(el);
+                }
+                v.extend_from_slice(&acc.0);
+                let sock = if matches!(t.node(c).kind, NodeKind::Socket { .. }) {
+                    Some(c)
+                } else {
+                    acc.1
+                };
+                acc = std::rc::Rc::new((v, sock));
+                suffix[c.index()] = Some(acc.clone());
+            }
+            let above = match up {
+                Some((p, _)) => suffix[p.index()].clone().unwrap_or_else(|| empty.clone()),
+                None => empty.clone(),
+            };
+            let mut path = Vec::with_capacity(above.0.len() + 2);
+            path.extend(own_link);
+            path.extend_from_slice(&above.0);
+            let socket = if matches!(t.node(d).kind, NodeKind::Socket { .. }) {
+                Some(d)
+            } else {
+                above.1
+            };
             if let Some(s) = socket
                 && let Some(route) = routes.get(&s)
             {
