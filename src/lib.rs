@@ -9,6 +9,7 @@
 pub mod against;
 pub mod bays;
 pub mod finding;
+pub mod flow;
 pub mod host;
 pub mod pcie;
 pub mod plan;
@@ -16,4 +17,5 @@ pub mod platform;
 pub mod probe;
 pub mod render;
 pub mod source;
+pub mod synth;
 pub mod topology;

@@ -26,6 +26,10 @@ enum Command {
     /// The chassis front and rear as a person sees them: bays, sockets, paths, slots
     /// (terminal picture, --svg, --json).
     Bays(cmd::bays::BaysArgs),
+    /// Bandwidth of a build: each device's ceiling and what caps it, all at once, per link.
+    Flow(cmd::flow::FlowArgs),
+    /// Graphviz DOT of a platform or build, edges coloured by read utilization.
+    Dot(cmd::flow::DotArgs),
     /// Shell completions for bash, zsh, fish, ...
     Completions { shell: clap_complete::Shell },
     /// The man page (roff) on stdout.
@@ -50,6 +54,8 @@ fn main() -> ExitCode {
         Command::Show(a) => cmd::plan::show(&a, &cli.catalog),
         Command::Check(a) => cmd::plan::check(&a, &cli.catalog),
         Command::Bays(a) => cmd::bays::bays(&a, &cli.catalog),
+        Command::Flow(a) => cmd::flow::flow(&a, &cli.catalog),
+        Command::Dot(a) => cmd::flow::dot(&a, &cli.catalog),
         Command::Completions { shell } => {
             clap_complete::generate(
                 shell,

@@ -150,6 +150,14 @@ pub const SKIP_INTERVAL: f64 = 1538.0;
 /// requests come back in 64-byte pieces (`RCB 64 bytes` in lspci's LnkCtl).
 pub const DEFAULT_RCB: u16 = 64;
 
+/// SAS and SATA (up to 12 Gb/s SAS-3 and 6 Gb/s SATA) use 8b/10b line encoding.
+pub const SERIAL_STORAGE_ENCODING: f64 = 8.0 / 10.0;
+
+/// Payload bandwidth of one SAS/SATA lane per direction in GB/s: 12 Gb/s -> 1.2, 6 -> 0.6.
+pub fn serial_lane_gbs(gbps: f64) -> f64 {
+    gbps * SERIAL_STORAGE_ENCODING / 8.0
+}
+
 /// Which efficiency model to apply.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "kebab-case")]
@@ -357,6 +365,13 @@ mod tests {
             0.9143,
             0.0001
         ));
+    }
+
+    #[test]
+    fn sas_and_sata_lanes_by_hand() {
+        // 12 Gb/s * 8/10 / 8 = 1.2 GB/s; 6 Gb/s -> 0.6 GB/s.
+        assert!(close(serial_lane_gbs(12.0), 1.2, 1e-12));
+        assert!(close(serial_lane_gbs(6.0), 0.6, 1e-12));
     }
 
     #[test]

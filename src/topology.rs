@@ -214,6 +214,21 @@ pub struct Node {
     /// A remark for people (`reserved for the NVMe extender cards`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// A throughput limit of the node itself (a controller's SAS/SATA side, a root complex's
+    /// stated limit); the bandwidth analysis (`flow`) counts it on every path through the node.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub limit: Option<NodeLimit>,
+}
+
+/// A node's own throughput limit, per direction in GB/s, and what it is.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct NodeLimit {
+    /// Device to host.
+    pub read_gbs: f64,
+    /// Host to device.
+    pub write_gbs: f64,
+    /// What the limit is, for reports: `SAS side 8 x 12 Gb/s`.
+    pub what: String,
 }
 
 impl Node {
@@ -227,6 +242,7 @@ impl Node {
             source: None,
             pci: None,
             note: None,
+            limit: None,
         }
     }
 }

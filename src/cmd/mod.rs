@@ -2,6 +2,7 @@
 
 pub mod audit;
 pub mod bays;
+pub mod flow;
 pub mod plan;
 pub mod probe;
 

@@ -51,9 +51,11 @@ pub struct CheckArgs {
     /// Leave the planned tree out of the human report.
     #[arg(long)]
     pub no_tree: bool,
+    #[command(flatten)]
+    pub flow: super::flow::FlowOpts,
 }
 
-fn parse_kv(s: &str) -> std::result::Result<(String, String), String> {
+pub fn parse_kv(s: &str) -> std::result::Result<(String, String), String> {
     s.split_once('=')
         .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
         .filter(|(k, v)| !k.is_empty() && !v.is_empty())
@@ -109,9 +111,15 @@ pub fn show(args: &ShowArgs, cat: &CatalogArgs) -> Result<ExitCode> {
 pub fn check(args: &CheckArgs, cat: &CatalogArgs) -> Result<ExitCode> {
     let catalog = cat.load()?;
     let (build, file) = plan::load_build(&args.build).map_err(miette::Report::new)?;
-    let report = plan::check_build(&catalog, &build, file.clone()).map_err(miette::Report::new)?;
+    let mut report =
+        plan::check_build(&catalog, &build, file.clone()).map_err(miette::Report::new)?;
+    let bandwidth =
+        laneplan::flow::attach(&mut report, &args.flow.options()).map_err(|e| miette!("{e}"))?;
     if args.json {
-        print_json(&json::report(&report, None))?;
+        print_json(&json::report(
+            &report,
+            Some(("bandwidth", json::bandwidth(&bandwidth))),
+        ))?;
     } else {
         print!("{}", text::header(&report));
         if !args.no_tree {
@@ -121,6 +129,8 @@ pub fn check(args: &CheckArgs, cat: &CatalogArgs) -> Result<ExitCode> {
         println!();
         println!("Lane budget");
         print!("{}", text::budget(&report.budget));
+        println!();
+        print!("{}", laneplan::render::flow::report(&bandwidth));
         println!();
         print!("{}", text::findings(&report.findings, Some(&file)));
     }

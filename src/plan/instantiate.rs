@@ -271,6 +271,11 @@ pub fn instantiate(platform: &Platform, catalog: &Catalog, req: &Request) -> (Pl
         );
         n.confidence = r.confidence;
         n.source = r.source.clone();
+        n.limit = r.max_gbs.map(|g| NodeLimit {
+            read_gbs: g,
+            write_gbs: g,
+            what: format!("root complex limit {g} GB/s"),
+        });
         if let Ok(ix) = t.add_node(n) {
             t.link(sock, ix, Link::Attach);
             rcs.insert(r.id.get_ref().clone(), ix);
@@ -1039,6 +1044,7 @@ fn place_card(
     );
     n.confidence = part.def.confidence;
     n.source = part.def.source.clone();
+    n.limit = storage_side(part);
     let card = t.add_node(n).unwrap_or(info.slot);
     let max = LinkRate::new(part.generation(), part.width());
     let rate = LinkRate::new(part.generation().min(slot_gen), part.width().min(elec));
@@ -1091,6 +1097,17 @@ fn place_card(
         }
     }
     card
+}
+
+/// A storage controller's SAS/SATA side: `storage_lanes` x `storage_gbps`, 8b/10b.
+fn storage_side(part: &Part) -> Option<NodeLimit> {
+    let (lanes, gbps) = (part.def.storage_lanes?, part.def.storage_gbps?);
+    let gbs = f64::from(lanes) * crate::pcie::serial_lane_gbs(gbps);
+    Some(NodeLimit {
+        read_gbs: gbs,
+        write_gbs: gbs,
+        what: format!("SAS/SATA side {lanes} x {gbps} Gb/s"),
+    })
 }
 
 /// Puts a drive into a bay and trains its link.

@@ -97,6 +97,10 @@ pub struct RootComplexDef {
     /// Bus address prefixes the audit uses to match a live root port (`0000:17`).
     #[serde(default)]
     pub locator: Vec<String>,
+    /// Throughput limit of the root complex per direction, GB/s, where the platform states
+    /// one (the bandwidth analysis caps everything below it).
+    #[serde(default)]
+    pub max_gbs: Option<f64>,
     #[serde(default)]
     pub confidence: Confidence,
     #[serde(default)]

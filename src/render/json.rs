@@ -97,3 +97,22 @@ pub fn report(r: &Report, extra: Option<(&str, Value)>) -> Value {
     }
     v
 }
+
+/// The `bandwidth` object (docs/JSON.md, section "bandwidth").
+pub fn bandwidth(f: &crate::flow::FlowReport) -> Value {
+    serde_json::to_value(f).unwrap_or(Value::Null)
+}
+
+/// `laneplan flow --json`: the plan's identity, the bandwidth object and its findings.
+pub fn flow_document(r: &Report, f: &crate::flow::FlowReport, found: &[Finding]) -> Value {
+    json!({
+        "schema_version": SCHEMA_VERSION,
+        "platform": r.plan.platform_id,
+        "platform_name": r.plan.platform_name,
+        "build": r.plan.build_name,
+        "file": r.file,
+        "options": r.plan.options,
+        "findings": findings(found),
+        "bandwidth": bandwidth(f),
+    })
+}

@@ -2,5 +2,7 @@
 
 pub mod bays_svg;
 pub mod bays_text;
+pub mod dot;
+pub mod flow;
 pub mod json;
 pub mod text;

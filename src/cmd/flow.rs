@@ -1,0 +1,120 @@
+//! `flow` and `dot`: argument structs and printing. The analysis lives in `laneplan::flow`.
+
+use super::plan::{CatalogArgs, parse_kv};
+use clap::Args;
+use laneplan::finding::has_errors;
+use laneplan::flow::{self, Memory, Options, Scope, Workload};
+use laneplan::pcie::Model;
+use laneplan::plan::{self, Report};
+use laneplan::render::{dot, json, text};
+use miette::{IntoDiagnostic, Result, miette};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Options of the bandwidth analysis (shared by `check`, `flow` and `dot`).
+#[derive(Args, Debug, Clone)]
+pub struct FlowOpts {
+    /// Whose memory the work targets: `local` (each device's own socket) or `socketN`
+    /// (everything to one socket, crossing UPI/xGMI).
+    #[arg(long, default_value = "local", value_name = "local|socketN")]
+    pub memory: Memory,
+    /// Device demand: `seq` (vendor sequential GB/s) or `4k` (4K IOPS x 4 KiB).
+    #[arg(long, default_value = "seq", value_name = "seq|4k")]
+    pub workload: Workload,
+    /// PCIe efficiency model: `tlp-level` (Neugebauer et al. 2018) or `header-only`.
+    #[arg(long, default_value = "tlp-level", value_parser = parse_model, value_name = "MODEL")]
+    pub model: Model,
+    /// Which devices offer traffic: `drives` or `all` (NICs, GPUs, boot cards too).
+    #[arg(long = "devices", default_value = "drives", value_name = "drives|all")]
+    pub scope: Scope,
+}
+
+impl FlowOpts {
+    pub fn options(&self) -> Options {
+        Options {
+            model: self.model,
+            memory: self.memory,
+            workload: self.workload,
+            scope: self.scope,
+        }
+    }
+}
+
+fn parse_model(s: &str) -> std::result::Result<Model, String> {
+    match s {
+        "tlp-level" | "tlp" => Ok(Model::TlpLevel),
+        "header-only" | "header" => Ok(Model::HeaderOnly),
+        _ => Err(format!("expected `tlp-level` or `header-only`, got `{s}`")),
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct FlowArgs {
+    /// A build file (TOML).
+    pub build: PathBuf,
+    #[command(flatten)]
+    pub opts: FlowOpts,
+    /// Print JSON (schema: docs/JSON.md, section "bandwidth").
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct DotArgs {
+    /// A platform id (see `laneplan platforms`) or a build file (*.toml).
+    pub target: String,
+    /// Choose a platform option, e.g. `front=24nvme` (repeatable; platforms only).
+    #[arg(long = "option", short = 'o', value_name = "KEY=VALUE", value_parser = parse_kv)]
+    pub options: Vec<(String, String)>,
+    #[command(flatten)]
+    pub opts: FlowOpts,
+}
+
+fn load_build(cat: &CatalogArgs, path: &Path) -> Result<Report> {
+    let catalog = cat.load()?;
+    let (build, file) = plan::load_build(path).map_err(miette::Report::new)?;
+    plan::check_build(&catalog, &build, file).map_err(miette::Report::new)
+}
+
+pub fn flow(args: &FlowArgs, cat: &CatalogArgs) -> Result<ExitCode> {
+    let report = load_build(cat, &args.build)?;
+    let (f, found) =
+        flow::analyze_plan(&report.plan, &args.opts.options()).map_err(|e| miette!("{e}"))?;
+    if args.json {
+        let v = json::flow_document(&report, &f, &found);
+        println!("{}", serde_json::to_string_pretty(&v).into_diagnostic()?);
+    } else {
+        print!("{}", text::header(&report));
+        println!();
+        print!("{}", laneplan::render::flow::report(&f));
+        if !found.is_empty() {
+            println!();
+            print!("{}", text::findings(&found, None));
+        }
+    }
+    Ok(if has_errors(&found) {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+pub fn dot(args: &DotArgs, cat: &CatalogArgs) -> Result<ExitCode> {
+    let catalog = cat.load()?;
+    let report = if args.target.ends_with(".toml") || Path::new(&args.target).is_file() {
+        load_build(cat, Path::new(&args.target))?
+    } else {
+        plan::plan_platform(&catalog, &args.target, &args.options).ok_or_else(|| {
+            let known: Vec<&str> = catalog.platforms.keys().map(String::as_str).collect();
+            miette!(
+                help = format!("known platforms: {}", known.join(", ")),
+                "unknown platform `{}`",
+                args.target
+            )
+        })?
+    };
+    let opts = args.opts.options();
+    let (f, _) = flow::analyze_plan(&report.plan, &opts).map_err(|e| miette!("{e}"))?;
+    print!("{}", dot::dot(&report.plan.topology, Some(&f), opts.model));
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,312 @@
+//! Bandwidth findings (`LP02xx`):
+//!
+//! * `LP0201` warning: a switch uplink is oversubscribed and saturates (switched layouts).
+//! * `LP0202` warning: a device trains below its maximum (a Gen4 drive on a Gen3 path) and
+//!   loses bandwidth; names what holds it back and the fix the platform names.
+//! * `LP0203` note (warning when the link saturates): traffic crosses sockets
+//!   (`--memory socketN`).
+//! * `LP0204` note: a device's spec is above what its own link carries.
+//! * `LP0205` warning: another shared element saturates (controller, SAS side, root
+//!   complex, inter-socket link, a shared PCIe link).
+
+use super::net::ElementKind;
+use super::{Dir, FlowReport, Memory, Options};
+use crate::finding::{Finding, Location};
+use crate::topology::Topology;
+use std::collections::{BTreeMap, HashMap};
+
+fn gbs(v: f64) -> String {
+    format!("{v:.2} GB/s")
+}
+
+fn loc(t: &Topology, node: Option<petgraph::stable_graph::NodeIndex>) -> Location {
+    Location {
+        node: node.map(|n| t.describe_path(n)),
+        ..Default::default()
+    }
+}
+
+/// Compact list of labels: `Bay 0, Bay 1, Bay 2` -> `bays 0-2` when all are bays.
+fn places(labels: &[String]) -> String {
+    let nums: Option<Vec<u16>> = labels
+        .iter()
+        .map(|l| l.strip_prefix("Bay ").and_then(|n| n.parse().ok()))
+        .collect();
+    match nums {
+        Some(mut n) if !n.is_empty() => {
+            n.sort();
+            let word = if n.len() == 1 { "bay" } else { "bays" };
+            format!("{word} {}", crate::plan::instantiate::compress_ranges(&n))
+        }
+        _ => labels.join(", "),
+    }
+}
+
+pub fn findings(t: &Topology, opts: &Options, r: &FlowReport) -> Vec<Finding> {
+    let mut out = Vec::new();
+    // The link element directly above each node (edge elements carry the node below).
+    let link_above: HashMap<petgraph::stable_graph::NodeIndex, usize> = r
+        .elements
+        .iter()
+        .enumerate()
+        .filter(|(_, el)| el.element.edge.is_some())
+        .filter_map(|(i, el)| el.element.node.map(|n| (n, i)))
+        .collect();
+    let own_links: HashMap<&str, usize> = r
+        .devices
+        .iter()
+        .enumerate()
+        .filter_map(|(i, d)| {
+            link_above
+                .get(&d.node)
+                .map(|&e| (r.elements[e].element.id.as_str(), i))
+        })
+        .collect();
+
+    // Fair read shares of the devices each element limits.
+    let mut limited: HashMap<&str, Vec<f64>> = HashMap::new();
+    for d in &r.devices {
+        if let Some(e) = d.read.share_limited_by.element.as_deref() {
+            limited.entry(e).or_default().push(d.read.share_gbs);
+        }
+    }
+
+    // LP0201 / LP0205: saturated shared elements.
+    for el in &r.elements {
+        if own_links.contains_key(el.element.id.as_str()) && el.devices <= 1 {
+            continue;
+        }
+        let sat: Vec<Dir> = Dir::BOTH
+            .into_iter()
+            .filter(|&d| el.dir(d).saturated)
+            .collect();
+        if sat.is_empty() {
+            continue;
+        }
+        let parts: Vec<String> = sat
+            .iter()
+            .map(|&d| {
+                let x = el.dir(d);
+                format!(
+                    "{} {} offered against {} ({:.2}:1 by spec), {} lost",
+                    d.name(),
+                    gbs(x.offered_gbs),
+                    gbs(x.capacity_gbs.unwrap_or(0.0)),
+                    x.ratio.unwrap_or(0.0),
+                    gbs(x.lost_gbs)
+                )
+            })
+            .collect();
+        let (code, help) = match el.element.kind {
+            ElementKind::SwitchUplink => (
+                "LP0201",
+                "a switched layout trades bandwidth for bays: for bandwidth, spread the drives over more uplinks or choose a direct-attached layout",
+            ),
+            ElementKind::Fabric => (
+                "LP0205",
+                "keep each device's work on its own socket's memory (NUMA-local), or spread the devices over both sockets",
+            ),
+            ElementKind::Transit | ElementKind::NodeLimit => (
+                "LP0205",
+                "spread the drives over more controllers, or use NVMe bays for bandwidth",
+            ),
+            _ => (
+                "LP0205",
+                "move devices below another port to spread the load",
+            ),
+        };
+        // The fair shares of the devices it limits.
+        let mut shares: Vec<f64> = limited
+            .get(el.element.id.as_str())
+            .cloned()
+            .unwrap_or_default();
+        shares.sort_by(f64::total_cmp);
+        let each = match (shares.first(), shares.last()) {
+            (Some(a), Some(b)) if (a - b).abs() < 0.005 => {
+                format!("; all at once each device gets {} read", gbs(*a))
+            }
+            (Some(a), Some(b)) => format!("; all at once the devices get {a:.2}-{b:.2} GB/s read"),
+            _ => String::new(),
+        };
+        out.push(
+            Finding::warning(
+                code,
+                format!(
+                    "{} saturates with the {} devices below it: {}{each}",
+                    el.element.label,
+                    el.devices,
+                    parts.join("; ")
+                ),
+            )
+            .with_help(help)
+            .at(loc(t, el.element.node)),
+        );
+    }
+
+    // LP0202: devices trained below their maximum that lose bandwidth, grouped.
+    let mut groups: BTreeMap<(String, String, String, String, String), Vec<usize>> =
+        BTreeMap::new();
+    for (i, d) in r.devices.iter().enumerate() {
+        let Some(el) = link_above.get(&d.node).map(|&e| &r.elements[e]) else {
+            continue;
+        };
+        let Some(dt) = &el.element.downtrained else {
+            continue;
+        };
+        if d.read.alone_gbs >= d.read.spec_gbs && d.write.alone_gbs >= d.write.spec_gbs {
+            continue;
+        }
+        groups
+            .entry((
+                d.label.clone(),
+                dt.trained.clone(),
+                dt.max.clone(),
+                dt.held_by.clone(),
+                dt.fix.clone().unwrap_or_default(),
+            ))
+            .or_default()
+            .push(i);
+    }
+    for ((label, trained, max, held, fix), ids) in groups {
+        let first = &r.devices[ids[0]];
+        let lost = |dir: Dir| -> f64 {
+            ids.iter()
+                .map(|&i| {
+                    let x = r.devices[i].dir(dir);
+                    x.spec_gbs - x.alone_gbs
+                })
+                .fold(0.0, |a, b| a + b)
+        };
+        let bays: Vec<String> = ids
+            .iter()
+            .map(|&i| super::net::place_label(t, r.devices[i].node))
+            .collect();
+        let mut f = Finding::warning(
+            "LP0202",
+            format!(
+                "{} x {label} ({}) train at {trained} instead of {max}, held by {held}: read ceiling {} each instead of {} ({} lost in all), write {} instead of {} ({} lost)",
+                ids.len(),
+                places(&bays),
+                gbs(first.read.alone_gbs),
+                gbs(first.read.spec_gbs),
+                gbs(lost(Dir::Read)),
+                gbs(first.write.alone_gbs),
+                gbs(first.write.spec_gbs),
+                gbs(lost(Dir::Write)),
+            ),
+        )
+        .at(loc(t, Some(first.node)));
+        if !fix.is_empty() {
+            f = f.with_help(format!("fit {fix} to run them at {max}"));
+        }
+        out.push(f);
+    }
+
+    // LP0203: traffic crossing sockets.
+    if let Memory::Socket(k) = opts.memory {
+        let mut by_socket: BTreeMap<u8, Vec<usize>> = BTreeMap::new();
+        for (i, d) in r.devices.iter().enumerate() {
+            if d.crosses_sockets {
+                by_socket.entry(d.socket.unwrap_or(0)).or_default().push(i);
+            }
+        }
+        for (s, ids) in by_socket {
+            let sum = |dir: Dir| -> f64 {
+                ids.iter()
+                    .map(|&i| r.devices[i].dir(dir).alone_gbs)
+                    .fold(0.0, |a, b| a + b)
+            };
+            let fabric: Vec<&str> = r
+                .elements
+                .iter()
+                .filter(|e| e.element.kind == ElementKind::Fabric && e.devices > 0)
+                .map(|e| e.element.label.as_str())
+                .collect();
+            let saturated = r.elements.iter().any(|e| {
+                e.element.kind == ElementKind::Fabric && (e.read.saturated || e.write.saturated)
+            });
+            let msg = format!(
+                "{} devices on socket {s} send their traffic to socket {k}'s memory over {}: {} read and {} write at their ceilings",
+                ids.len(),
+                fabric.join(", "),
+                gbs(sum(Dir::Read)),
+                gbs(sum(Dir::Write)),
+            );
+            let f = if saturated {
+                Finding::warning("LP0203", msg)
+            } else {
+                Finding::note("LP0203", msg)
+            };
+            out.push(
+                f.with_help("NUMA-local work (`--memory local`) keeps this traffic off the inter-socket links")
+                    .at(loc(t, Some(r.devices[ids[0]].node))),
+            );
+        }
+    }
+
+    // LP0204: a spec above what the device's own link carries, grouped by part and link.
+    let mut faster: BTreeMap<(String, String, bool), Vec<usize>> = BTreeMap::new();
+    for (i, d) in r.devices.iter().enumerate() {
+        let Some(el) = link_above
+            .get(&d.node)
+            .map(|&e| &r.elements[e])
+            .filter(|el| el.element.downtrained.is_none())
+        else {
+            continue;
+        };
+        let over = Dir::BOTH.into_iter().any(|dir| {
+            el.dir(dir)
+                .capacity_gbs
+                .is_some_and(|c| d.dir(dir).spec_gbs > c + 1e-9)
+        });
+        if over {
+            let generic = el
+                .element
+                .label
+                .rsplit_once(" link ")
+                .map(|(_, r)| r.to_string())
+                .unwrap_or_else(|| el.element.label.clone());
+            faster
+                .entry((d.label.clone(), generic, el.element.passive.is_some()))
+                .or_default()
+                .push(i);
+        }
+    }
+    for ((label, link, passive), ids) in faster {
+        let d = &r.devices[ids[0]];
+        let el = link_above
+            .get(&d.node)
+            .map(|&e| &r.elements[e])
+            .map(|e| {
+                (
+                    e.read.capacity_gbs.unwrap_or(0.0),
+                    e.write.capacity_gbs.unwrap_or(0.0),
+                )
+            })
+            .unwrap_or_default();
+        let msg = format!(
+            "{label} ({} x): spec {} read / {} write, above what its {link} link carries under the {} model ({} to host, {} to device)",
+            ids.len(),
+            gbs(d.read.spec_gbs),
+            gbs(d.write.spec_gbs),
+            if passive {
+                opts.model.describe()
+            } else {
+                "line-rate"
+            },
+            gbs(el.0),
+            gbs(el.1),
+        );
+        let help = if passive {
+            "the vendor figure is measured through the drive's own link, so the planner keeps it as the ceiling (reviews measure Gen3 x4 NVMe at 3.2-3.5 GB/s); the link caps it only when it trains below its maximum"
+        } else {
+            "the link caps it: the spec is likely a dual-port or wider-link figure"
+        };
+        out.push(
+            Finding::note("LP0204", msg)
+                .with_help(help)
+                .at(loc(t, Some(d.node))),
+        );
+    }
+    out
+}

@@ -1,0 +1,564 @@
+//! Bandwidth analysis: where is the bottleneck of a build?
+//!
+//! * [`net`]: capacities of every element (PCIe links per direction under a [`Model`],
+//!   SAS/SATA links, node limits, controller specs, inter-socket links) and each device's
+//!   demand and path to the memory its work targets.
+//! * [`ceiling`]: each device alone: min over its spec and its path, and what caps it.
+//! * [`maxflow`]: all devices at once: the aggregate ceiling (max-flow, petgraph `dinics`).
+//! * [`fair`]: all devices at once: each device's max-min fair share (water-filling).
+//! * [`findings`]: `LP02xx` findings.
+//!
+//! Read = device to memory, write = memory to device; computed separately. The rule for a
+//! device's own link is documented in [`net`] and docs/bandwidth.md.
+
+pub mod ceiling;
+pub mod fair;
+pub mod findings;
+pub mod maxflow;
+pub mod net;
+
+use crate::finding::Finding;
+use crate::pcie::Model;
+use crate::plan::Report;
+use crate::plan::instantiate::Plan;
+use crate::topology::{DeviceClass, NodeKind, Topology};
+use net::{Element, ElementKind, Hints, Net, NetError};
+use petgraph::stable_graph::NodeIndex;
+use serde::Serialize;
+use std::fmt;
+use std::str::FromStr;
+
+/// Direction of traffic.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Hash)]
+#[serde(rename_all = "lowercase")]
+pub enum Dir {
+    /// Device to memory (a drive's reads).
+    Read,
+    /// Memory to device (a drive's writes).
+    Write,
+}
+
+impl Dir {
+    pub const BOTH: [Dir; 2] = [Dir::Read, Dir::Write];
+    pub fn name(self) -> &'static str {
+        match self {
+            Dir::Read => "read",
+            Dir::Write => "write",
+        }
+    }
+}
+
+/// Whose memory the work targets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Memory {
+    /// Each device's own socket.
+    #[default]
+    Local,
+    /// Everything to one socket (by index), crossing UPI/xGMI from the others.
+    Socket(u8),
+}
+
+impl FromStr for Memory {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        if s == "local" {
+            return Ok(Memory::Local);
+        }
+        s.strip_prefix("socket")
+            .and_then(|n| n.parse().ok())
+            .map(Memory::Socket)
+            .ok_or_else(|| format!("expected `local` or `socketN` (socket0, socket1), got `{s}`"))
+    }
+}
+
+impl fmt::Display for Memory {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Memory::Local => f.write_str("local"),
+            Memory::Socket(k) => write!(f, "socket{k}"),
+        }
+    }
+}
+
+impl Serialize for Memory {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.to_string())
+    }
+}
+
+/// What each device's demand is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub enum Workload {
+    /// Sequential read/write spec, GB/s.
+    #[default]
+    #[serde(rename = "seq")]
+    Seq,
+    /// 4K random IOPS x 4 KiB.
+    #[serde(rename = "4k")]
+    Rand4k,
+}
+
+impl FromStr for Workload {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "seq" => Ok(Workload::Seq),
+            "4k" => Ok(Workload::Rand4k),
+            _ => Err(format!("expected `seq` or `4k`, got `{s}`")),
+        }
+    }
+}
+
+/// Which devices offer traffic.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Scope {
+    /// NVMe, SAS and SATA drives (the storage workload).
+    #[default]
+    Drives,
+    /// Every device with a spec (NICs, GPUs, boot cards too).
+    All,
+}
+
+impl FromStr for Scope {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "drives" => Ok(Scope::Drives),
+            "all" => Ok(Scope::All),
+            _ => Err(format!("expected `drives` or `all`, got `{s}`")),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Options {
+    pub model: Model,
+    pub memory: Memory,
+    pub workload: Workload,
+    pub scope: Scope,
+}
+
+/// What limits a device: itself, or an element of the network.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Limit {
+    /// `device` or an element kind (`link`, `switch-uplink`, ...).
+    pub kind: String,
+    /// The element's id.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub element: Option<String>,
+    pub label: String,
+    /// The fix the platform names (a Gen4 backplane kit).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fix: Option<String>,
+}
+
+impl Limit {
+    fn device() -> Limit {
+        Limit {
+            kind: "device".into(),
+            element: None,
+            label: "the device itself (its spec)".into(),
+            fix: None,
+        }
+    }
+
+    fn element(el: &Element) -> Limit {
+        let mut label = el.label.clone();
+        let mut fix = None;
+        if let Some(d) = &el.downtrained {
+            label = format!("{label} (max {}), held by {}", d.max, d.held_by);
+            fix = d.fix.clone();
+        }
+        Limit {
+            kind: kind_name(el.kind).into(),
+            element: Some(el.id.clone()),
+            label,
+            fix,
+        }
+    }
+
+    pub fn is_device(&self) -> bool {
+        self.kind == "device"
+    }
+}
+
+pub fn kind_name(k: ElementKind) -> &'static str {
+    match k {
+        ElementKind::Link => "link",
+        ElementKind::SwitchUplink => "switch-uplink",
+        ElementKind::StorageLink => "storage-link",
+        ElementKind::NodeLimit => "node-limit",
+        ElementKind::Transit => "transit",
+        ElementKind::Fabric => "fabric",
+    }
+}
+
+/// One device in one direction.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DeviceDir {
+    /// Its demand under the workload (spec), GB/s.
+    pub spec_gbs: f64,
+    /// Its ceiling alone.
+    pub alone_gbs: f64,
+    pub capped_by: Limit,
+    /// Its max-min fair share when every device runs at once.
+    pub share_gbs: f64,
+    pub share_limited_by: Limit,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DeviceFlow {
+    pub id: String,
+    pub label: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub part: Option<String>,
+    pub class: DeviceClass,
+    /// Socket index.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub socket: Option<u8>,
+    /// `CPU1 > Slot 1 > Bay 12`.
+    pub path: String,
+    /// True when its traffic crosses an inter-socket link.
+    pub crosses_sockets: bool,
+    pub read: DeviceDir,
+    pub write: DeviceDir,
+    #[serde(skip)]
+    pub node: NodeIndex,
+}
+
+impl DeviceFlow {
+    pub fn dir(&self, d: Dir) -> &DeviceDir {
+        match d {
+            Dir::Read => &self.read,
+            Dir::Write => &self.write,
+        }
+    }
+}
+
+/// One element in one direction.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ElementDir {
+    /// `None`: no limit of its own.
+    pub capacity_gbs: Option<f64>,
+    /// Sum of the specs of the devices through it.
+    pub demand_gbs: f64,
+    /// demand / capacity (oversubscription).
+    pub ratio: Option<f64>,
+    /// What reaches it from below, each device capped by the elements below this one.
+    pub offered_gbs: f64,
+    /// Traffic through it under the fair shares.
+    pub fair_gbs: f64,
+    /// Traffic through it in the max-flow (an arbitrary maximum split).
+    pub max_flow_gbs: f64,
+    /// fair / capacity.
+    pub utilization: Option<f64>,
+    /// offered > capacity and it constrains: throughput is lost here.
+    pub saturated: bool,
+    /// offered - capacity when saturated.
+    pub lost_gbs: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ElementFlow {
+    #[serde(flatten)]
+    pub element: Element,
+    /// Devices whose traffic passes it.
+    pub devices: usize,
+    pub read: ElementDir,
+    pub write: ElementDir,
+}
+
+impl ElementFlow {
+    pub fn dir(&self, d: Dir) -> &ElementDir {
+        match d {
+            Dir::Read => &self.read,
+            Dir::Write => &self.write,
+        }
+    }
+}
+
+/// Aggregate of one direction.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Aggregate {
+    /// Sum of the device specs.
+    pub demand_gbs: f64,
+    /// Sum of the ceilings alone.
+    pub alone_sum_gbs: f64,
+    /// The aggregate ceiling: max-flow to memory.
+    pub max_flow_gbs: f64,
+    /// Sum of the fair shares (equals the max-flow when paths nest, as they do in a tree).
+    pub fair_gbs: f64,
+    /// Fair traffic per socket the devices sit on.
+    pub per_socket: Vec<SocketShare>,
+    /// Ids of the saturated elements, most oversubscribed first.
+    pub bottlenecks: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SocketShare {
+    /// Socket label.
+    pub socket: String,
+    pub gbs: f64,
+}
+
+/// The bandwidth report.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FlowReport {
+    pub model: Model,
+    pub model_description: &'static str,
+    pub memory: Memory,
+    pub workload: Workload,
+    pub scope: Scope,
+    pub devices: Vec<DeviceFlow>,
+    pub elements: Vec<ElementFlow>,
+    pub read: Aggregate,
+    pub write: Aggregate,
+}
+
+impl FlowReport {
+    pub fn aggregate(&self, d: Dir) -> &Aggregate {
+        match d {
+            Dir::Read => &self.read,
+            Dir::Write => &self.write,
+        }
+    }
+
+    /// Elements most loaded first (by demand / capacity in `dir`), constraining ones only.
+    pub fn most_loaded(&self, dir: Dir, n: usize) -> Vec<&ElementFlow> {
+        let mut v: Vec<&ElementFlow> = self
+            .elements
+            .iter()
+            .filter(|e| e.element.passive.is_none() && e.dir(dir).ratio.is_some())
+            .collect();
+        v.sort_by(|a, b| {
+            let (ra, rb) = (
+                a.dir(dir).ratio.unwrap_or(0.0),
+                b.dir(dir).ratio.unwrap_or(0.0),
+            );
+            rb.total_cmp(&ra).then(a.element.id.cmp(&b.element.id))
+        });
+        v.truncate(n);
+        v
+    }
+}
+
+/// Short path of a node for tables: socket, slot, switch, controller and bay labels.
+pub fn short_path(t: &Topology, ix: NodeIndex) -> String {
+    let mut parts: Vec<&str> = t
+        .path_to_root(ix)
+        .into_iter()
+        .skip(1)
+        .map(|(n, _)| t.node(n))
+        .filter(|n| match &n.kind {
+            NodeKind::Socket { .. }
+            | NodeKind::Slot { .. }
+            | NodeKind::Switch { .. }
+            | NodeKind::Bay { .. } => true,
+            NodeKind::Device { class, .. } => {
+                matches!(class, DeviceClass::Raid | DeviceClass::Hba)
+            }
+            _ => false,
+        })
+        .map(|n| n.label.as_str())
+        .collect();
+    parts.reverse();
+    parts.join(" > ")
+}
+
+/// Analyses a topology: (report, findings).
+pub fn analyze(
+    t: &Topology,
+    opts: &Options,
+    hints: &Hints,
+) -> Result<(FlowReport, Vec<Finding>), NetError> {
+    let net = Net::build(t, opts, hints)?;
+    let report = assemble(t, opts, &net);
+    let findings = findings::findings(t, opts, &report);
+    Ok((report, findings))
+}
+
+/// Hints a plan knows beyond its topology (bay upgrades).
+pub fn plan_hints(plan: &Plan) -> Hints {
+    let mut h = Hints::default();
+    for b in plan.bays.values() {
+        if let (Some(node), Some(u)) = (b.node, &b.group.upgrade) {
+            h.fixes.insert(node, u.clone());
+        }
+    }
+    h
+}
+
+/// Analyses a plan.
+pub fn analyze_plan(plan: &Plan, opts: &Options) -> Result<(FlowReport, Vec<Finding>), NetError> {
+    analyze(&plan.topology, opts, &plan_hints(plan))
+}
+
+/// Analyses a checked plan and adds the bandwidth findings to the report's (kept sorted as
+/// `check` sorts them). `file` locations point at the build file.
+pub fn attach(report: &mut Report, opts: &Options) -> Result<FlowReport, NetError> {
+    let (flow, mut found) = analyze_plan(&report.plan, opts)?;
+    for f in &mut found {
+        if f.location.file.is_none() {
+            f.location.file = report.file.clone();
+        }
+    }
+    report.findings.extend(found);
+    report.findings.sort_by(|a, b| {
+        b.severity
+            .cmp(&a.severity)
+            .then(a.code.cmp(b.code))
+            .then(a.location.line.cmp(&b.location.line))
+    });
+    Ok(flow)
+}
+
+fn assemble(t: &Topology, opts: &Options, net: &Net) -> FlowReport {
+    let users = net.users();
+    let mut per_dir = Vec::new();
+    for dir in Dir::BOTH {
+        let alone = ceiling::alone(net, dir);
+        let offered = ceiling::offered(net, dir);
+        let shares = fair::shares(net, dir);
+        let mf = maxflow::max_flow(net, dir);
+        per_dir.push((dir, alone, offered, shares, mf));
+    }
+    let limit_of = |c: Option<usize>| match c {
+        None => Limit::device(),
+        Some(e) => Limit::element(&net.elements[e]),
+    };
+    let socket_idx = |s: Option<NodeIndex>| {
+        s.and_then(|s| match t.node(s).kind {
+            NodeKind::Socket { index, .. } => Some(index),
+            _ => None,
+        })
+    };
+
+    let devices: Vec<DeviceFlow> = net
+        .sources
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let n = t.node(s.node);
+            let (class, part) = match &n.kind {
+                NodeKind::Device { class, part, .. } => (*class, part.clone()),
+                _ => (DeviceClass::Other, None),
+            };
+            let dd = |k: usize| {
+                let (dir, alone, _, shares, _) = &per_dir[k];
+                DeviceDir {
+                    spec_gbs: s.demand(*dir),
+                    alone_gbs: alone[i].gbs,
+                    capped_by: limit_of(alone[i].capped_by),
+                    share_gbs: shares.rate[i],
+                    share_limited_by: match shares.stop[i] {
+                        fair::Stop::Demand => limit_of(alone[i].capped_by),
+                        fair::Stop::Element(e) => limit_of(Some(e)),
+                    },
+                }
+            };
+            DeviceFlow {
+                id: n.id.clone(),
+                label: n.label.clone(),
+                part,
+                class,
+                socket: socket_idx(s.socket),
+                path: short_path(t, s.node),
+                crosses_sockets: s.path.iter().any(|&e| net.elements[e].sockets.is_some()),
+                read: dd(0),
+                write: dd(1),
+                node: s.node,
+            }
+        })
+        .collect();
+
+    let elements: Vec<ElementFlow> = net
+        .elements
+        .iter()
+        .enumerate()
+        .map(|(e, el)| {
+            let ed = |k: usize| {
+                let (dir, _, offered, shares, mf) = &per_dir[k];
+                let cap = el.cap(*dir);
+                let demand: f64 = users[e]
+                    .iter()
+                    .map(|&i| net.sources[i as usize].demand(*dir))
+                    .fold(0.0, |a, b| a + b);
+                let constraint = el.constraint(*dir);
+                let saturated = constraint.is_some_and(|c| offered[e] > c * (1.0 + 1e-9) + 1e-9);
+                ElementDir {
+                    capacity_gbs: cap,
+                    demand_gbs: demand,
+                    ratio: cap.filter(|&c| c > 0.0).map(|c| demand / c),
+                    offered_gbs: offered[e],
+                    fair_gbs: shares.load[e],
+                    max_flow_gbs: mf.load[e],
+                    utilization: cap.filter(|&c| c > 0.0).map(|c| shares.load[e] / c),
+                    saturated,
+                    lost_gbs: match constraint {
+                        Some(c) if saturated => offered[e] - c,
+                        _ => 0.0,
+                    },
+                }
+            };
+            ElementFlow {
+                element: el.clone(),
+                devices: users[e].len(),
+                read: ed(0),
+                write: ed(1),
+            }
+        })
+        .collect();
+
+    let agg = |k: usize| {
+        let (dir, alone, _, shares, mf) = &per_dir[k];
+        let mut per_socket: Vec<SocketShare> = Vec::new();
+        for s in t.sockets() {
+            let sum: f64 = net
+                .sources
+                .iter()
+                .enumerate()
+                .filter(|(_, src)| src.socket == Some(s))
+                .map(|(i, _)| shares.rate[i])
+                .fold(0.0, |a, b| a + b);
+            per_socket.push(SocketShare {
+                socket: t.node(s).label.clone(),
+                gbs: sum,
+            });
+        }
+        let mut sat: Vec<&ElementFlow> =
+            elements.iter().filter(|e| e.dir(*dir).saturated).collect();
+        sat.sort_by(|a, b| {
+            b.dir(*dir)
+                .ratio
+                .unwrap_or(0.0)
+                .total_cmp(&a.dir(*dir).ratio.unwrap_or(0.0))
+                .then(a.element.id.cmp(&b.element.id))
+        });
+        Aggregate {
+            demand_gbs: net
+                .sources
+                .iter()
+                .map(|s| s.demand(*dir))
+                .fold(0.0, |a, b| a + b),
+            alone_sum_gbs: alone.iter().map(|a| a.gbs).fold(0.0, |a, b| a + b),
+            max_flow_gbs: mf.total,
+            fair_gbs: shares.total,
+            per_socket,
+            bottlenecks: sat.iter().map(|e| e.element.id.clone()).collect(),
+        }
+    };
+    let read = agg(0);
+    let write = agg(1);
+    FlowReport {
+        model: opts.model,
+        model_description: opts.model.describe(),
+        memory: opts.memory,
+        workload: opts.workload,
+        scope: opts.scope,
+        devices,
+        elements,
+        read,
+        write,
+    }
+}

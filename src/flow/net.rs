@@ -1,0 +1,610 @@
+//! The flow network: every element that can limit throughput (a PCIe link, a SAS/SATA link, a
+//! node's own limit, a controller's spec, an inter-socket link), with its capacity per
+//! direction, and every source device with its demand and the elements on its path to the
+//! memory its work targets.
+//!
+//! The rule for a device's own link (see docs/bandwidth.md): a part's vendor spec is measured
+//! through its own link, so the link directly above a device that has a spec constrains
+//! nothing while it trains at its maximum (generation and width); it is marked `passive`. Once
+//! it trains below its maximum, the link's capacity under the chosen model caps the device.
+//! A bifurcated extender card (no switch on it) is passive too: each of its ports is an x4 link
+//! of its own, counted at the drive below.
+
+use super::{Dir, Memory, Options, Scope, Workload};
+use crate::pcie::{LinkRate, Model, serial_lane_gbs};
+use crate::topology::{DeviceClass, Link, NodeKind, Perf, Topology};
+use petgraph::Direction;
+use petgraph::stable_graph::{EdgeIndex, NodeIndex};
+use petgraph::visit::{EdgeIndexable, EdgeRef, NodeIndexable};
+use serde::Serialize;
+use std::collections::{HashMap, VecDeque};
+
+/// Bytes per small-block I/O for `--workload 4k`.
+pub const SMALL_BLOCK_BYTES: f64 = 4096.0;
+
+/// What an element is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, PartialOrd, Ord, Hash)]
+#[serde(rename_all = "kebab-case")]
+pub enum ElementKind {
+    /// A PCIe link.
+    Link,
+    /// The PCIe link above a switch: shared by every port below it.
+    SwitchUplink,
+    /// A SAS/SATA link between a controller and a drive.
+    StorageLink,
+    /// A node's own stated limit (controller SAS/SATA side, root complex).
+    NodeLimit,
+    /// A device other traffic passes through (a RAID controller), capped at its spec.
+    Transit,
+    /// Inter-socket links (UPI, xGMI).
+    Fabric,
+}
+
+/// One element that can cap throughput.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Element {
+    /// Stable id: `link:<parent id>><child id>`, `node:<id>`, `fabric:<a>~<b>`.
+    pub id: String,
+    pub kind: ElementKind,
+    /// What a person calls it: `PCIe switch A (bays 0-11) uplink Gen3 x16`.
+    pub label: String,
+    /// GB/s device to host (`None`: no limit of its own).
+    pub read_gbs: Option<f64>,
+    /// GB/s host to device.
+    pub write_gbs: Option<f64>,
+    /// Why it constrains nothing although it has a capacity.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub passive: Option<&'static str>,
+    /// For a link trained below what its ends can do: the maximum, what holds it back, and
+    /// the fix the platform names.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub downtrained: Option<Downtrain>,
+    #[serde(skip)]
+    pub edge: Option<EdgeIndex>,
+    /// The node below the edge, or the node whose limit this is.
+    #[serde(skip)]
+    pub node: Option<NodeIndex>,
+    /// The two sockets of a fabric element.
+    #[serde(skip)]
+    pub sockets: Option<(NodeIndex, NodeIndex)>,
+}
+
+impl Element {
+    pub fn cap(&self, dir: Dir) -> Option<f64> {
+        match dir {
+            Dir::Read => self.read_gbs,
+            Dir::Write => self.write_gbs,
+        }
+    }
+
+    /// Capacity that constrains flows (`None`: passive or unlimited).
+    pub fn constraint(&self, dir: Dir) -> Option<f64> {
+        if self.passive.is_some() {
+            None
+        } else {
+            self.cap(dir)
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Downtrain {
+    /// `Gen4 x4`.
+    pub max: String,
+    /// `Gen3 x4`.
+    pub trained: String,
+    /// `Front NVMe backplane (Gen3), NVMe cables from the board (Gen3)`.
+    pub held_by: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fix: Option<String>,
+    /// True when the generation dropped (false: only the width).
+    pub gen_drop: bool,
+}
+
+/// A device that offers traffic.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Source {
+    pub node: NodeIndex,
+    pub read_gbs: f64,
+    pub write_gbs: f64,
+    /// Every element on the way to memory, nearest first (passive ones included).
+    pub path: Vec<usize>,
+    /// The element for the link directly above the device, if any.
+    pub own_link: Option<usize>,
+    pub socket: Option<NodeIndex>,
+}
+
+impl Source {
+    pub fn demand(&self, dir: Dir) -> f64 {
+        match dir {
+            Dir::Read => self.read_gbs,
+            Dir::Write => self.write_gbs,
+        }
+    }
+}
+
+/// Hints a plan gives beyond its topology: the fix for a bay's rated path.
+#[derive(Debug, Clone, Default)]
+pub struct Hints {
+    /// Bay (or any passive node) -> the upgrade that lifts its rating.
+    pub fixes: HashMap<NodeIndex, String>,
+}
+
+/// Elements and sources.
+#[derive(Debug, Clone, Default)]
+pub struct Net {
+    pub elements: Vec<Element>,
+    pub sources: Vec<Source>,
+    /// Sockets whose memory the work targets.
+    pub targets: Vec<NodeIndex>,
+}
+
+/// Demand of a device spec under a workload, GB/s (read, write).
+pub fn demand(perf: &Perf, workload: Workload) -> (f64, f64) {
+    match workload {
+        Workload::Seq => (perf.seq_read_gbs, perf.seq_write_gbs),
+        Workload::Rand4k => {
+            // Devices without an IOPS figure (NICs, GPUs, controllers) keep their sequential one.
+            let r = if perf.rand_read_iops > 0.0 {
+                perf.rand_read_iops * SMALL_BLOCK_BYTES / 1e9
+            } else {
+                perf.seq_read_gbs
+            };
+            let w = if perf.rand_write_iops > 0.0 {
+                perf.rand_write_iops * SMALL_BLOCK_BYTES / 1e9
+            } else {
+                perf.seq_write_gbs
+            };
+            (r, w)
+        }
+    }
+}
+
+fn device_perf(t: &Topology, ix: NodeIndex) -> Option<(DeviceClass, Option<Perf>)> {
+    match &t.node(ix).kind {
+        NodeKind::Device { class, perf, .. } => Some((*class, *perf)),
+        _ => None,
+    }
+}
+
+/// The error of a flow request the topology cannot answer.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NetError {
+    #[error("no socket {0} in this topology (sockets: {1})")]
+    NoSocket(u8, String),
+}
+
+impl Net {
+    /// Builds the network for `opts`.
+    pub fn build(t: &Topology, opts: &Options, hints: &Hints) -> Result<Net, NetError> {
+        let sockets = t.sockets();
+        let socket_index = |s: NodeIndex| match t.node(s).kind {
+            NodeKind::Socket { index, .. } => index,
+            _ => 0,
+        };
+        let targets = match opts.memory {
+            Memory::Local => sockets.clone(),
+            Memory::Socket(k) => match sockets.iter().find(|&&s| socket_index(s) == k) {
+                Some(&s) => vec![s],
+                None => {
+                    let known: Vec<String> = sockets
+                        .iter()
+                        .map(|&s| socket_index(s).to_string())
+                        .collect();
+                    return Err(NetError::NoSocket(k, known.join(", ")));
+                }
+            },
+        };
+
+        // Which nodes have a device below them (transit devices, switched extender cards).
+        let mut has_device_below = vec![false; t.graph.node_bound()];
+        let order = t.depth_first();
+        for &ix in order.iter().rev() {
+            if (matches!(t.node(ix).kind, NodeKind::Device { .. }) || has_device_below[ix.index()])
+                && let Some(p) = t.parent(ix)
+            {
+                has_device_below[p.index()] = true;
+            }
+        }
+
+        let mut net = Net {
+            targets: targets.clone(),
+            ..Default::default()
+        };
+        // Memo per node: the elements from it (its own limits, then the link above it, and so
+        // on) up to its socket, and the socket. Every node is walked once.
+        type Suffix = std::rc::Rc<(Vec<usize>, Option<NodeIndex>)>;
+        let mut suffix: Vec<Option<Suffix>> = vec![None; t.graph.node_bound()];
+        let mut edge_el: Vec<Option<Option<usize>>> = vec![None; t.graph.edge_bound()];
+        let mut by_fabric: HashMap<(NodeIndex, NodeIndex), usize> = HashMap::new();
+        let routes = fabric_routes(t, &sockets, &targets);
+        let empty: Suffix = std::rc::Rc::new((Vec::new(), None));
+
+        for &d in &order {
+            let Some((class, perf)) = device_perf(t, d) else {
+                continue;
+            };
+            if has_device_below[d.index()] {
+                continue;
+            }
+            if opts.scope == Scope::Drives && !class.is_drive() {
+                continue;
+            }
+            let Some(perf) = perf else { continue };
+            let (read_gbs, write_gbs) = demand(&perf, opts.workload);
+            let up = t.parent_edge(d);
+            let own_link = up.and_then(|(_, e)| {
+                *edge_el[e.index()]
+                    .get_or_insert_with(|| edge_element(t, e, opts.model, hints, &mut net.elements))
+            });
+            // The ancestors not yet memoized, nearest first.
+            let mut chain = Vec::new();
+            let mut cur = up.map(|(p, _)| p);
+            while let Some(c) = cur {
+                if suffix[c.index()].is_some() {
+                    break;
+                }
+                chain.push(c);
+                cur = t.parent(c);
+            }
+            let mut acc = cur
+                .and_then(|c| suffix[c.index()].clone())
+                .unwrap_or_else(|| empty.clone());
+            for &c in chain.iter().rev() {
+                let mut v = node_elements(t, c, &mut net.elements);
+                if let Some((_, e)) = t.parent_edge(c)
+                    && let Some(el) = *edge_el[e.index()].get_or_insert_with(|| {
+                        edge_element(t, e, opts.model, hints, &mut net.elements)
+                    })
+                {
+                    v.push(el);
+                }
+                v.extend_from_slice(&acc.0);
+                let sock = if matches!(t.node(c).kind, NodeKind::Socket { .. }) {
+                    Some(c)
+                } else {
+                    acc.1
+                };
+                acc = std::rc::Rc::new((v, sock));
+                suffix[c.index()] = Some(acc.clone());
+            }
+            let above = match up {
+                Some((p, _)) => suffix[p.index()].clone().unwrap_or_else(|| empty.clone()),
+                None => empty.clone(),
+            };
+            let mut path = Vec::with_capacity(above.0.len() + 2);
+            path.extend(own_link);
+            path.extend_from_slice(&above.0);
+            let socket = if matches!(t.node(d).kind, NodeKind::Socket { .. }) {
+                Some(d)
+            } else {
+                above.1
+            };
+            if let Some(s) = socket
+                && let Some(route) = routes.get(&s)
+            {
+                for w in route.windows(2) {
+                    let key = if w[0] < w[1] {
+                        (w[0], w[1])
+                    } else {
+                        (w[1], w[0])
+                    };
+                    let el = *by_fabric
+                        .entry(key)
+                        .or_insert_with(|| fabric_element(t, key, &mut net.elements));
+                    path.push(el);
+                }
+            }
+            // Traffic of a device under no socket (a broken live capture) goes nowhere.
+            if socket.is_none() {
+                continue;
+            }
+            net.sources.push(Source {
+                node: d,
+                read_gbs,
+                write_gbs,
+                path,
+                own_link,
+                socket,
+            });
+        }
+        Ok(net)
+    }
+
+    /// Source indices per element (each element's users).
+    pub fn users(&self) -> Vec<Vec<u32>> {
+        let mut out = vec![Vec::new(); self.elements.len()];
+        for (i, s) in self.sources.iter().enumerate() {
+            for &e in &s.path {
+                out[e].push(i as u32);
+            }
+        }
+        out
+    }
+}
+
+/// Shortest fabric route (socket list) from each non-target socket to a target socket.
+fn fabric_routes(
+    t: &Topology,
+    sockets: &[NodeIndex],
+    targets: &[NodeIndex],
+) -> HashMap<NodeIndex, Vec<NodeIndex>> {
+    let mut out = HashMap::new();
+    if targets.len() != 1 {
+        return out;
+    }
+    let target = targets[0];
+    // Breadth-first from the target over fabric links, neighbours in socket order: stable.
+    let mut adj: HashMap<NodeIndex, Vec<NodeIndex>> = HashMap::new();
+    for (a, b, _) in t.fabric_links() {
+        adj.entry(a).or_default().push(b);
+        adj.entry(b).or_default().push(a);
+    }
+    for v in adj.values_mut() {
+        v.sort();
+        v.dedup();
+    }
+    let mut prev: HashMap<NodeIndex, NodeIndex> = HashMap::new();
+    let mut queue = VecDeque::from([target]);
+    let mut seen = vec![target];
+    while let Some(s) = queue.pop_front() {
+        for &n in adj.get(&s).map(Vec::as_slice).unwrap_or(&[]) {
+            if !seen.contains(&n) {
+                seen.push(n);
+                prev.insert(n, s);
+                queue.push_back(n);
+            }
+        }
+    }
+    for &s in sockets {
+        if s == target {
+            continue;
+        }
+        let mut route = vec![s];
+        let mut cur = s;
+        while let Some(&p) = prev.get(&cur) {
+            route.push(p);
+            cur = p;
+        }
+        if cur == target {
+            out.insert(s, route);
+        }
+    }
+    out
+}
+
+fn fabric_element(t: &Topology, key: (NodeIndex, NodeIndex), els: &mut Vec<Element>) -> usize {
+    let (a, b) = key;
+    // Several fabric edges between the same pair add up.
+    let mut gbs = 0.0;
+    let mut name = String::new();
+    let mut links = 0u32;
+    for e in t
+        .graph
+        .edges_connecting(a, b)
+        .chain(t.graph.edges_connecting(b, a))
+    {
+        if let Link::Fabric {
+            fabric,
+            links: l,
+            gbs_per_direction,
+        } = e.weight()
+        {
+            gbs += gbs_per_direction;
+            links += u32::from(*l);
+            name = format!("{fabric:?}").to_uppercase();
+        }
+    }
+    let (la, lb) = (&t.node(a).label, &t.node(b).label);
+    els.push(Element {
+        id: format!("fabric:{}~{}", t.node(a).id, t.node(b).id),
+        kind: ElementKind::Fabric,
+        label: format!("{name} {la} <-> {lb} ({links} links)"),
+        read_gbs: Some(gbs),
+        write_gbs: Some(gbs),
+        passive: None,
+        downtrained: None,
+        edge: None,
+        node: None,
+        sockets: Some((a, b)),
+    });
+    els.len() - 1
+}
+
+/// Limits of a node itself: its stated limit, and a transit device's spec.
+fn node_elements(t: &Topology, ix: NodeIndex, els: &mut Vec<Element>) -> Vec<usize> {
+    let n = t.node(ix);
+    let mut out = Vec::new();
+    if let NodeKind::Device {
+        perf: Some(perf), ..
+    } = &n.kind
+    {
+        els.push(Element {
+            id: format!("node:{}", n.id),
+            kind: ElementKind::Transit,
+            label: format!("{} (spec)", n.label),
+            read_gbs: Some(perf.seq_read_gbs),
+            write_gbs: Some(perf.seq_write_gbs),
+            passive: None,
+            downtrained: None,
+            edge: None,
+            node: Some(ix),
+            sockets: None,
+        });
+        out.push(els.len() - 1);
+    }
+    if let Some(l) = &n.limit {
+        els.push(Element {
+            id: format!("limit:{}", n.id),
+            kind: ElementKind::NodeLimit,
+            label: format!("{} {}", n.label, l.what),
+            read_gbs: Some(l.read_gbs),
+            write_gbs: Some(l.write_gbs),
+            passive: None,
+            downtrained: None,
+            edge: None,
+            node: Some(ix),
+            sockets: None,
+        });
+        out.push(els.len() - 1);
+    }
+    out
+}
+
+/// The label users know for where a node sits: its bay or slot, else its own label.
+pub fn place_label(t: &Topology, ix: NodeIndex) -> String {
+    t.path_to_root(ix)
+        .into_iter()
+        .map(|(n, _)| t.node(n))
+        .find(|n| matches!(n.kind, NodeKind::Bay { .. } | NodeKind::Slot { .. }))
+        .map(|n| n.label.clone())
+        .unwrap_or_else(|| t.node(ix).label.clone())
+}
+
+fn is_switch_uplink(t: &Topology, child: NodeIndex) -> bool {
+    match t.node(child).kind {
+        NodeKind::Switch { .. } => true,
+        NodeKind::Device {
+            class: DeviceClass::Extender,
+            ..
+        } => t
+            .graph
+            .edges_directed(child, Direction::Outgoing)
+            .any(|e| matches!(t.node(e.target()).kind, NodeKind::Switch { .. })),
+        _ => false,
+    }
+}
+
+fn edge_element(
+    t: &Topology,
+    e: EdgeIndex,
+    model: Model,
+    hints: &Hints,
+    els: &mut Vec<Element>,
+) -> Option<usize> {
+    let (parent, child) = t.graph.edge_endpoints(e)?;
+    let id = format!("link:{}>{}", t.node(parent).id, t.node(child).id);
+    let child_node = t.node(child);
+    let el = match &t.graph[e] {
+        Link::Attach | Link::Fabric { .. } => return None,
+        Link::Storage { protocol, gbps } => {
+            let gbs = serial_lane_gbs(*gbps);
+            Element {
+                id,
+                kind: ElementKind::StorageLink,
+                label: format!(
+                    "{} {} link {} Gb/s",
+                    place_label(t, child),
+                    format!("{protocol:?}").to_uppercase(),
+                    gbps
+                ),
+                read_gbs: Some(gbs),
+                write_gbs: Some(gbs),
+                passive: None,
+                downtrained: None,
+                edge: Some(e),
+                node: Some(child),
+                sockets: None,
+            }
+        }
+        Link::Pcie { rate, max } => {
+            let switch = is_switch_uplink(t, child);
+            let bifurcated = matches!(
+                child_node.kind,
+                NodeKind::Device {
+                    class: DeviceClass::Extender,
+                    ..
+                }
+            ) && !switch;
+            let has_spec = matches!(child_node.kind, NodeKind::Device { perf: Some(_), .. });
+            let down = max.filter(|m| rate.generation < m.generation || rate.width < m.width);
+            let name = if switch {
+                let sw = if matches!(child_node.kind, NodeKind::Switch { .. }) {
+                    child_node.label.clone()
+                } else {
+                    format!("{} switch", child_node.label)
+                };
+                format!("{sw} uplink")
+            } else {
+                format!("{} link", place_label(t, child))
+            };
+            let passive = if bifurcated {
+                Some("bifurcated slot: each port is an x4 link of its own, counted at its drive")
+            } else if has_spec && down.is_none() {
+                Some("the device's spec is measured through its own link")
+            } else {
+                None
+            };
+            Element {
+                id,
+                kind: if switch {
+                    ElementKind::SwitchUplink
+                } else {
+                    ElementKind::Link
+                },
+                label: format!("{name} {}", rate.short()),
+                read_gbs: Some(rate.to_host_gbs(model)),
+                write_gbs: Some(rate.to_device_gbs(model)),
+                passive,
+                downtrained: down.map(|m| downtrain(t, child, rate, &m, hints)),
+                edge: Some(e),
+                node: Some(child),
+                sockets: None,
+            }
+        }
+    };
+    els.push(el);
+    Some(els.len() - 1)
+}
+
+/// What holds a link below its maximum: the passive part rated lower, or the narrower
+/// slot/port, or the port itself.
+fn downtrain(
+    t: &Topology,
+    dev: NodeIndex,
+    rate: &LinkRate,
+    max: &LinkRate,
+    hints: &Hints,
+) -> Downtrain {
+    let gen_drop = rate.generation < max.generation;
+    let mut held = None;
+    let mut fix = None;
+    for (ix, _) in t.path_to_root(dev).into_iter().skip(1) {
+        let n = t.node(ix);
+        if fix.is_none() {
+            fix = hints.fixes.get(&ix).cloned();
+        }
+        if held.is_none() {
+            if gen_drop && n.rated_gen.is_some_and(|g| g < max.generation) {
+                held = Some(match (&n.kind, &n.source) {
+                    (NodeKind::Bay { .. }, Some(src)) if !src.is_empty() => src.clone(),
+                    _ => format!(
+                        "{} (rated {})",
+                        n.label,
+                        n.rated_gen.unwrap_or(rate.generation)
+                    ),
+                });
+            } else if !gen_drop
+                && let NodeKind::Slot { electrical, .. } = n.kind
+                && electrical < max.width
+            {
+                held = Some(format!("{} (wired x{electrical})", n.label));
+            }
+        }
+        if let NodeKind::RootPort { width, generation }
+        | NodeKind::SwitchPort { width, generation } = n.kind
+        {
+            if held.is_none() {
+                held = Some(format!("{} ({generation} x{width})", n.label));
+            }
+            break;
+        }
+    }
+    Downtrain {
+        max: max.short(),
+        trained: rate.short(),
+        held_by: held.unwrap_or_else(|| "its link partner".to_string()),
+        fix,
+        gen_drop,
+    }
+}

@@ -1,0 +1,288 @@
+//! Graphviz DOT, written by hand (petgraph's `Dot` has no clusters): a cluster per socket and
+//! per switch, PCIe edges labelled `Gen3 x16 · 12.99 GB/s` (the model's device-to-host
+//! figure), edges coloured by utilization under the all-at-once read flow (fair shares).
+//! Ids are quoted and every list is sorted, so the output is stable for snapshots.
+
+use crate::flow::{FlowReport, net::ElementKind};
+use crate::pcie::{Model, serial_lane_gbs};
+use crate::topology::{Link, NodeKind, Topology};
+use petgraph::stable_graph::{EdgeIndex, NodeIndex};
+use petgraph::visit::{EdgeRef, IntoEdgeReferences};
+use std::collections::{BTreeMap, HashMap};
+use std::fmt::Write;
+
+/// Colours by utilization (read, fair shares): idle, under half, under 90 %, busy, saturated.
+pub const COLOURS: [(&str, &str); 5] = [
+    ("gray60", "no traffic"),
+    ("#2e7d32", "under 50 %"),
+    ("#f9a825", "50-90 %"),
+    ("#ef6c00", "over 90 %"),
+    ("#c62828", "saturated: throughput lost here"),
+];
+
+fn q(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            _ => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+fn colour(util: Option<f64>, saturated: bool) -> &'static str {
+    if saturated {
+        return COLOURS[4].0;
+    }
+    match util {
+        None => COLOURS[0].0,
+        Some(u) if u <= 0.0 => COLOURS[0].0,
+        Some(u) if u < 0.5 => COLOURS[1].0,
+        Some(u) if u < 0.9 => COLOURS[2].0,
+        Some(_) => COLOURS[3].0,
+    }
+}
+
+fn edge_label(link: &Link, model: Model) -> Option<String> {
+    match link {
+        Link::Pcie { rate, .. } => Some(format!(
+            "{} · {:.2} GB/s",
+            rate.short(),
+            rate.to_host_gbs(model)
+        )),
+        Link::Storage { protocol, gbps } => Some(format!(
+            "{} {gbps} Gb/s · {:.2} GB/s",
+            format!("{protocol:?}").to_uppercase(),
+            serial_lane_gbs(*gbps)
+        )),
+        Link::Fabric {
+            fabric,
+            links,
+            gbs_per_direction,
+        } => Some(format!(
+            "{} x{links} · {gbs_per_direction:.1} GB/s",
+            format!("{fabric:?}").to_uppercase()
+        )),
+        Link::Attach => None,
+    }
+}
+
+/// The cluster a node belongs to: the nearest switch above or at it, else its socket.
+fn cluster_of(t: &Topology, ix: NodeIndex) -> Option<NodeIndex> {
+    t.path_to_root(ix).into_iter().map(|(n, _)| n).find(|&n| {
+        matches!(
+            t.node(n).kind,
+            NodeKind::Switch { .. } | NodeKind::Socket { .. }
+        )
+    })
+}
+
+/// DOT text for a topology, with the flow report's utilization when there is one.
+pub fn dot(t: &Topology, flow: Option<&FlowReport>, model: Model) -> String {
+    // Edge -> (utilization, saturated) under the read flow; node -> device line.
+    let mut edge_util: HashMap<EdgeIndex, (Option<f64>, bool)> = HashMap::new();
+    let mut node_extra: HashMap<NodeIndex, String> = HashMap::new();
+    let mut fabric_util: Option<(Option<f64>, bool)> = None;
+    if let Some(f) = flow {
+        for e in &f.elements {
+            let util = e.read.utilization.map(|u| {
+                if e.element.passive.is_some() {
+                    u.min(0.99)
+                } else {
+                    u
+                }
+            });
+            let v = (util, e.read.saturated);
+            if let Some(edge) = e.element.edge {
+                edge_util.insert(edge, v);
+            }
+            if e.element.kind == ElementKind::Fabric {
+                fabric_util = Some(v);
+            }
+            if matches!(
+                e.element.kind,
+                ElementKind::Transit | ElementKind::NodeLimit
+            ) && let Some(n) = e.element.node
+            {
+                let line = format!(
+                    "limit {:.2} GB/s{}",
+                    e.read.capacity_gbs.unwrap_or(0.0),
+                    if e.read.saturated { " (saturated)" } else { "" }
+                );
+                node_extra
+                    .entry(n)
+                    .and_modify(|s| {
+                        s.push('\n');
+                        s.push_str(&line)
+                    })
+                    .or_insert(line);
+            }
+        }
+        for d in &f.devices {
+            node_extra.insert(
+                d.node,
+                format!(
+                    "alone {:.2} / {:.2} GB/s r/w\nat once {:.2} / {:.2}",
+                    d.read.alone_gbs, d.write.alone_gbs, d.read.share_gbs, d.write.share_gbs
+                ),
+            );
+        }
+    }
+
+    // Nodes per cluster, sorted by id.
+    let mut clusters: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
+    let mut loose: Vec<(String, String)> = Vec::new();
+    let mut switch_parent: BTreeMap<String, String> = BTreeMap::new();
+    let mut cluster_label: BTreeMap<String, String> = BTreeMap::new();
+    for ix in t.graph.node_indices() {
+        let n = t.node(ix);
+        let mut label = n.label.clone();
+        if let Some(x) = node_extra.get(&ix) {
+            label = format!("{label}\n{x}");
+        }
+        let shape = match n.kind {
+            NodeKind::Socket { .. } => "box3d",
+            NodeKind::Device { .. } => "box",
+            NodeKind::Switch { .. } => "hexagon",
+            _ => "box",
+        };
+        let style = match n.kind {
+            NodeKind::Device { .. } | NodeKind::Switch { .. } | NodeKind::Socket { .. } => "filled",
+            _ => "rounded",
+        };
+        let line = format!(
+            "{} [label={}, shape={shape}, style={}];",
+            q(&n.id),
+            q(&label),
+            q(style)
+        );
+        match cluster_of(t, ix) {
+            Some(c) => {
+                let cid = t.node(c).id.clone();
+                if matches!(t.node(c).kind, NodeKind::Switch { .. }) {
+                    let outer = t
+                        .parent(c)
+                        .and_then(|p| cluster_of(t, p))
+                        .map(|p| t.node(p).id.clone())
+                        .unwrap_or_default();
+                    switch_parent.insert(cid.clone(), outer);
+                }
+                cluster_label.insert(cid.clone(), t.node(c).label.clone());
+                clusters.entry(cid).or_default().push((n.id.clone(), line));
+            }
+            None => loose.push((n.id.clone(), line)),
+        }
+    }
+
+    let mut out = String::new();
+    let _ = writeln!(out, "digraph {} {{", q(&t.name));
+    let _ = writeln!(
+        out,
+        "  graph [rankdir=LR, fontname=\"Helvetica\", label={}, labelloc=t];",
+        q(&format!("{} ({})", t.name, model.describe()))
+    );
+    let _ = writeln!(
+        out,
+        "  node [fontname=\"Helvetica\", fontsize=10, fillcolor=\"#f5f5f5\"];"
+    );
+    let _ = writeln!(out, "  edge [fontname=\"Helvetica\", fontsize=9];");
+
+    // Sockets first, each with its switch clusters nested.
+    fn write_cluster(
+        out: &mut String,
+        id: &str,
+        depth: usize,
+        clusters: &BTreeMap<String, Vec<(String, String)>>,
+        switch_parent: &BTreeMap<String, String>,
+        labels: &BTreeMap<String, String>,
+    ) {
+        let pad = "  ".repeat(depth);
+        let _ = writeln!(out, "{pad}subgraph {} {{", q(&format!("cluster_{id}")));
+        let _ = writeln!(
+            out,
+            "{pad}  label={};",
+            q(labels.get(id).map(String::as_str).unwrap_or(id))
+        );
+        if let Some(nodes) = clusters.get(id) {
+            let mut nodes = nodes.clone();
+            nodes.sort();
+            for (_, l) in nodes {
+                let _ = writeln!(out, "{pad}  {l}");
+            }
+        }
+        for (sw, parent) in switch_parent {
+            if parent == id {
+                write_cluster(out, sw, depth + 1, clusters, switch_parent, labels);
+            }
+        }
+        let _ = writeln!(out, "{pad}}}");
+    }
+    let mut sockets: Vec<String> = t.sockets().iter().map(|&s| t.node(s).id.clone()).collect();
+    sockets.sort();
+    for s in &sockets {
+        write_cluster(&mut out, s, 1, &clusters, &switch_parent, &cluster_label);
+    }
+    // Switches whose socket is unknown (a loose subtree).
+    for (sw, parent) in &switch_parent {
+        if parent.is_empty() {
+            write_cluster(&mut out, sw, 1, &clusters, &switch_parent, &cluster_label);
+        }
+    }
+    loose.sort();
+    for (_, l) in &loose {
+        let _ = writeln!(out, "  {l}");
+    }
+
+    // Edges, sorted by (from, to).
+    let mut edges: Vec<(String, String, String)> = Vec::new();
+    for e in t.graph.edge_references() {
+        let (a, b) = (&t.node(e.source()).id, &t.node(e.target()).id);
+        let mut attrs = Vec::new();
+        if let Some(l) = edge_label(e.weight(), model) {
+            attrs.push(format!("label={}", q(&l)));
+        }
+        match e.weight() {
+            Link::Attach => attrs.push("style=dashed, color=\"gray70\", arrowhead=none".into()),
+            Link::Fabric { .. } => {
+                let (u, s) = fabric_util.unwrap_or((None, false));
+                attrs.push(format!("dir=both, penwidth=2, color={}", q(colour(u, s))));
+            }
+            _ => {
+                let (u, s) = edge_util.get(&e.id()).copied().unwrap_or((None, false));
+                let c = colour(u, s);
+                attrs.push(format!("color={}", q(c)));
+                if let Some(u) = u {
+                    attrs.push(format!(
+                        "tooltip={}",
+                        q(&format!("{:.0} % of the read capacity", u * 100.0))
+                    ));
+                }
+                if s {
+                    attrs.push("penwidth=2".into());
+                }
+            }
+        }
+        edges.push((a.clone(), b.clone(), attrs.join(", ")));
+    }
+    edges.sort();
+    for (a, b, attrs) in edges {
+        let _ = writeln!(out, "  {} -> {} [{attrs}];", q(&a), q(&b));
+    }
+    // Legend.
+    let legend: Vec<String> = COLOURS
+        .iter()
+        .map(|(c, what)| format!("<font color=\"{c}\">&#9632;</font> {what}"))
+        .collect();
+    let _ = writeln!(
+        out,
+        "  \"legend\" [shape=plaintext, label=<read utilization (all at once)<br/>{}>];",
+        legend.join("<br/>")
+    );
+    out.push_str("}\n");
+    out
+}

@@ -1,0 +1,255 @@
+//! Generated topologies for benchmarks and property tests.
+//!
+//! * [`platform`]: a large deterministic server: several sockets joined by a full mesh of
+//!   inter-socket links, x16 root complexes, two levels of cascaded switches, NVMe drives.
+//! * [`from_spec`]: a random tree described by a [`TreeSpec`] (proptest generates these):
+//!   2 sockets and a fabric link, switches and devices with random widths, generations and
+//!   specs, some trained below their maximum.
+
+use crate::pcie::{Gen, LinkRate};
+use crate::topology::{DeviceClass, FabricKind, Link, Node, NodeKind, NodeLimit, Perf, Topology};
+use petgraph::stable_graph::NodeIndex;
+
+fn socket(t: &mut Topology, i: u8) -> NodeIndex {
+    t.add_node(Node::new(
+        format!("cpu{}", i + 1),
+        format!("CPU{}", i + 1),
+        NodeKind::Socket {
+            index: i,
+            lanes: 128,
+            numa_nodes: vec![u32::from(i)],
+        },
+    ))
+    .expect("fresh id")
+}
+
+fn drive(id: String, read: f64, write: f64) -> Node {
+    Node::new(
+        id,
+        "NVMe drive",
+        NodeKind::Device {
+            class: DeviceClass::Nvme,
+            part: Some("synthetic".into()),
+            perf: Some(Perf {
+                seq_read_gbs: read,
+                seq_write_gbs: write,
+                rand_read_iops: 1_000_000.0,
+                rand_write_iops: 300_000.0,
+            }),
+        },
+    )
+}
+
+fn pcie(g: Gen, w: u8) -> Link {
+    Link::Pcie {
+        rate: LinkRate::new(g, w),
+        max: Some(LinkRate::new(g, w)),
+    }
+}
+
+/// A generated server with `n_devices` Gen4 NVMe drives (6.5 / 3.7 GB/s): 4 sockets in a
+/// full mesh (xGMI, 64 GB/s per direction each), per root complex an x16 Gen4 port to a
+/// first-level switch with 4 x8 ports, each to a second-level switch with 8 x4 ports,
+/// each port a bay with a drive (32 drives per root complex). Every tenth root complex
+/// states a 24 GB/s limit.
+pub fn platform(n_devices: usize) -> Topology {
+    const SOCKETS: u8 = 4;
+    let mut t = Topology::new(format!("synthetic {n_devices} drives"));
+    let sockets: Vec<NodeIndex> = (0..SOCKETS).map(|i| socket(&mut t, i)).collect();
+    for a in 0..sockets.len() {
+        for b in a + 1..sockets.len() {
+            t.link(
+                sockets[a],
+                sockets[b],
+                Link::Fabric {
+                    fabric: FabricKind::Xgmi,
+                    links: 2,
+                    gbs_per_direction: 64.0,
+                },
+            );
+        }
+    }
+    let per_rc = 32;
+    let n_rc = n_devices.div_ceil(per_rc);
+    let mut placed = 0;
+    for r in 0..n_rc {
+        let s = sockets[r % sockets.len()];
+        let sid = t.node(s).id.clone();
+        let mut rc = Node::new(
+            format!("{sid}/rc{r}"),
+            format!("Root complex {r}"),
+            NodeKind::RootComplex {
+                lanes: 16,
+                numa_node: None,
+                generation: Gen::G4,
+            },
+        );
+        if r % 10 == 9 {
+            rc.limit = Some(NodeLimit {
+                read_gbs: 24.0,
+                write_gbs: 24.0,
+                what: "root complex limit 24 GB/s".into(),
+            });
+        }
+        let rc = t.add_node(rc).expect("fresh id");
+        t.link(s, rc, Link::Attach);
+        let rp = t
+            .add_node(Node::new(
+                format!("rc{r}/rp"),
+                "Root port",
+                NodeKind::RootPort {
+                    width: 16,
+                    generation: Gen::G4,
+                },
+            ))
+            .expect("fresh id");
+        t.link(rc, rp, Link::Attach);
+        let sw1 = t
+            .add_node(Node::new(
+                format!("rc{r}/sw"),
+                format!("Switch {r}"),
+                NodeKind::Switch { part: None },
+            ))
+            .expect("fresh id");
+        t.link(rp, sw1, pcie(Gen::G4, 16));
+        'ports: for p in 0..4 {
+            let dp = t
+                .add_node(Node::new(
+                    format!("rc{r}/sw/p{p}"),
+                    format!("Downstream port {p}"),
+                    NodeKind::SwitchPort {
+                        width: 8,
+                        generation: Gen::G4,
+                    },
+                ))
+                .expect("fresh id");
+            t.link(sw1, dp, Link::Attach);
+            let sw2 = t
+                .add_node(Node::new(
+                    format!("rc{r}/sw/p{p}/sw"),
+                    format!("Switch {r}.{p}"),
+                    NodeKind::Switch { part: None },
+                ))
+                .expect("fresh id");
+            t.link(dp, sw2, pcie(Gen::G4, 8));
+            for q in 0..8 {
+                if placed == n_devices {
+                    break 'ports;
+                }
+                let dq = t
+                    .add_node(Node::new(
+                        format!("rc{r}/sw/p{p}/sw/p{q}"),
+                        format!("Downstream port {q}"),
+                        NodeKind::SwitchPort {
+                            width: 4,
+                            generation: Gen::G4,
+                        },
+                    ))
+                    .expect("fresh id");
+                t.link(sw2, dq, Link::Attach);
+                let bay = t
+                    .add_node(Node::new(
+                        format!("bay{placed}"),
+                        format!("Bay {placed}"),
+                        NodeKind::Bay {
+                            number: (placed % 65536) as u16,
+                        },
+                    ))
+                    .expect("fresh id");
+                t.link(dq, bay, Link::Attach);
+                let d = t
+                    .add_node(drive(format!("bay{placed}/drive"), 6.5, 3.7))
+                    .expect("fresh id");
+                t.link(bay, d, pcie(Gen::G4, 4));
+                placed += 1;
+            }
+        }
+    }
+    t
+}
+
+/// One generated element of a random tree.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ItemSpec {
+    /// Index into the attach points made so far (taken modulo their count).
+    pub parent: usize,
+    /// A switch (an attach point for later items) or a device.
+    pub switch: bool,
+    pub generation: u8,
+    pub width: u8,
+    /// The device's maximum generation (>= `generation`: above it, the link is downtrained).
+    pub max_generation: u8,
+    pub read_gbs: f64,
+    pub write_gbs: f64,
+}
+
+/// A random tree: 2 sockets, a fabric link between them, items hung below.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TreeSpec {
+    pub fabric_gbs: f64,
+    pub items: Vec<ItemSpec>,
+}
+
+/// Builds the topology a [`TreeSpec`] describes. Ports are made on the fly: root ports below
+/// a socket, switch ports below a switch; every device and switch hangs on its own port with
+/// a PCIe link of the item's generation and width.
+pub fn from_spec(spec: &TreeSpec) -> Topology {
+    let mut t = Topology::new("random");
+    let s0 = socket(&mut t, 0);
+    let s1 = socket(&mut t, 1);
+    t.link(
+        s0,
+        s1,
+        Link::Fabric {
+            fabric: FabricKind::Upi,
+            links: 1,
+            gbs_per_direction: spec.fabric_gbs,
+        },
+    );
+    let mut attach = vec![s0, s1];
+    for (i, it) in spec.items.iter().enumerate() {
+        let parent = attach[it.parent % attach.len()];
+        let g = Gen::new(it.generation.clamp(1, 5)).unwrap_or(Gen::G3);
+        let gmax = Gen::new(it.max_generation.clamp(1, 5)).unwrap_or(g).max(g);
+        let w = it.width;
+        let port_kind = match t.node(parent).kind {
+            NodeKind::Switch { .. } => NodeKind::SwitchPort {
+                width: w,
+                generation: g,
+            },
+            _ => NodeKind::RootPort {
+                width: w,
+                generation: g,
+            },
+        };
+        let port = t
+            .add_node(Node::new(
+                format!("i{i}/port"),
+                format!("Port {i}"),
+                port_kind,
+            ))
+            .expect("fresh id");
+        t.link(parent, port, Link::Attach);
+        let link = Link::Pcie {
+            rate: LinkRate::new(g, w),
+            max: Some(LinkRate::new(gmax, w)),
+        };
+        if it.switch {
+            let sw = t
+                .add_node(Node::new(
+                    format!("i{i}/switch"),
+                    format!("Switch {i}"),
+                    NodeKind::Switch { part: None },
+                ))
+                .expect("fresh id");
+            t.link(port, sw, link);
+            attach.push(sw);
+        } else {
+            let d = t
+                .add_node(drive(format!("i{i}/drive"), it.read_gbs, it.write_gbs))
+                .expect("fresh id");
+            t.link(port, d, link);
+        }
+    }
+    t
+}
