@@ -19,6 +19,15 @@ if [ ${#need[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${need[@]}" >/dev/null
 fi
 
-cargo test --all-targets "$@"
-# Doc tests are not part of --all-targets.
-cargo test --doc "$@"
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+set +e
+# --all-targets also runs the benches once in their quick test mode.
+cargo test --all-targets --no-fail-fast "$@" 2>&1 | tee "$log"
+status=${PIPESTATUS[0]}
+set -e
+passed=$(grep -Eo 'test result: [a-zA-Z]+\. [0-9]+ passed' "$log" | awk '{s += $4} END {print s + 0}')
+failed=$(grep -Eo '[0-9]+ failed;' "$log" | awk '{s += $1} END {print s + 0}')
+echo
+echo "summary: $passed passed, $failed failed"
+exit "$status"
