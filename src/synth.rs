@@ -253,3 +253,61 @@ pub fn from_spec(spec: &TreeSpec) -> Topology {
     }
     t
 }
+
+/// A generated platform file and a build filling it, as TOML text, for the load + check
+/// benchmark: `sockets` sockets, x16 root complexes, each feeding a first-level switch
+/// (x16 up) with four second-level switches (x8 up, cascaded), each serving eight x4 NVMe
+/// bays: 32 drives per root complex, `n_devices` drives in all (rounded up to 32).
+pub fn platform_toml(n_devices: usize, sockets: usize) -> (String, String) {
+    use std::fmt::Write;
+    let rcs = n_devices.div_ceil(32);
+    let per_socket = rcs.div_ceil(sockets);
+    let mut p = String::with_capacity(rcs * 1600);
+    let _ = writeln!(
+        p,
+        "id = \"synthetic\"\nname = \"Synthetic {n_devices}-drive server\"\nform = \"4U\"\n"
+    );
+    for s in 0..sockets {
+        let _ = writeln!(
+            p,
+            "[[socket]]\nid = \"cpu{s}\"\nlabel = \"CPU{s}\"\nindex = {s}\ncpu = \"synthetic\"\nlanes = {}\ngen = 4\nnuma_nodes = [{s}]\n",
+            per_socket * 16
+        );
+    }
+    for s in 1..sockets {
+        let _ = writeln!(
+            p,
+            "[[fabric]]\nkind = \"XGMI\"\nbetween = [\"cpu0\", \"cpu{s}\"]\nlinks = 4\ngbs_per_link = 32.0\n"
+        );
+    }
+    let mut bay = 0usize;
+    for r in 0..rcs {
+        let s = r % sockets;
+        let _ = writeln!(
+            p,
+            "[[root_complex]]\nid = \"rc{r}\"\nlabel = \"RC {r}\"\nsocket = \"cpu{s}\"\nlanes = 16\ngen = 4\nnuma_node = {s}\n"
+        );
+        let _ = writeln!(
+            p,
+            "[[switch]]\nid = \"sw{r}\"\nlabel = \"Switch {r}\"\nuplink = \"rc{r}\"\nuplink_width = 16\ngen = 4\n"
+        );
+        for k in 0..4 {
+            let _ = writeln!(
+                p,
+                "[[switch]]\nid = \"sw{r}.{k}\"\nlabel = \"Switch {r}.{k}\"\nuplink = \"sw{r}\"\nuplink_width = 8\ngen = 4\n"
+            );
+            let _ = writeln!(
+                p,
+                "[[bays]]\nbays = \"{}-{}\"\nsize = \"2.5\"\ninterfaces = [\"nvme\"]\nvia = \"switch\"\nto = \"sw{r}.{k}\"\nbackplane_gen = 4\n",
+                bay,
+                bay + 7
+            );
+            bay += 8;
+        }
+    }
+    let build = format!(
+        "platform = \"synthetic\"\nname = \"all bays filled\"\n\n[[bay]]\nbays = \"0-{}\"\npart = \"skhynix-pe8010-3.84tb\"\n",
+        bay - 1
+    );
+    (p, build)
+}

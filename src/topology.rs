@@ -209,8 +209,9 @@ pub struct Node {
     pub confidence: Confidence,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
+    /// Boxed: most nodes (every planned one) have none, and nodes are many.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub pci: Option<PciIdent>,
+    pub pci: Option<Box<PciIdent>>,
     /// A remark for people (`reserved for the NVMe extender cards`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
@@ -461,16 +462,18 @@ impl Topology {
 
     /// Every node depth-first from the roots, children in insertion order.
     pub fn depth_first(&self) -> Vec<NodeIndex> {
-        self.walk(self.roots())
+        self.walk(self.roots(), self.graph.node_count())
     }
 
     /// `ix` and everything below it, depth-first.
     pub fn depth_first_from(&self, ix: NodeIndex) -> Vec<NodeIndex> {
-        self.walk(vec![ix])
+        // A subtree is usually small: sizing for the whole graph here made per-port walks
+        // quadratic in allocation on large topologies.
+        self.walk(vec![ix], 16)
     }
 
-    fn walk(&self, start: Vec<NodeIndex>) -> Vec<NodeIndex> {
-        let mut out = Vec::with_capacity(self.graph.node_count());
+    fn walk(&self, start: Vec<NodeIndex>, capacity: usize) -> Vec<NodeIndex> {
+        let mut out = Vec::with_capacity(capacity);
         let mut stack: Vec<NodeIndex> = start.into_iter().rev().collect();
         while let Some(ix) = stack.pop() {
             out.push(ix);

@@ -300,7 +300,7 @@ impl LiveTree {
             };
             let mut node = Node::new(f.bdf().to_string(), f.bdf().to_string(), kind);
             node.confidence = crate::topology::Confidence::Measured;
-            node.pci = Some(PciIdent {
+            node.pci = Some(Box::new(PciIdent {
                 bdf: f.bdf().to_string(),
                 vendor: f.vendor.unwrap_or(0xffff),
                 device: f.device.unwrap_or(0xffff),
@@ -308,7 +308,7 @@ impl LiveTree {
                 numa_node: f.numa_node,
                 slot: f.slot.clone(),
                 driver: f.driver.clone(),
-            });
+            }));
             let Ok(n) = t.add_node(node) else { continue };
             ix.insert(i, n);
             match self.parent[i] {

@@ -112,7 +112,8 @@ pub struct SlotInfo {
 #[derive(Debug, Clone)]
 pub struct BayInfo {
     pub number: u16,
-    pub group: BayGroupDef,
+    /// Shared by every bay of the group (large builds have tens of thousands of bays).
+    pub group: std::sync::Arc<BayGroupDef>,
     pub node: Option<NodeIndex>,
     pub drive: Option<(NodeIndex, String)>,
 }
@@ -564,6 +565,7 @@ pub fn instantiate(platform: &Platform, catalog: &Catalog, req: &Request) -> (Pl
     let mut bays: BTreeMap<u16, BayInfo> = BTreeMap::new();
     let mut switch_port_count: HashMap<String, usize> = HashMap::new();
     for g in &bays_def {
+        let shared = std::sync::Arc::new(g.clone());
         let numbers = parse_bay_list(g.bays.get_ref()).unwrap_or_default();
         let rated = [&g.backplane_gen, &g.cable_gen]
             .into_iter()
@@ -650,11 +652,7 @@ pub fn instantiate(platform: &Platform, catalog: &Catalog, req: &Request) -> (Pl
                 Via::Switch => switch_nodes.get(g.to.get_ref()).map(|&sw| {
                     let count = switch_port_count.entry(g.to.get_ref().clone()).or_default();
                     *count += 1;
-                    let sgen = switches_def
-                        .iter()
-                        .find(|s| s.id.get_ref() == g.to.get_ref())
-                        .map(|s| gen_of(*s.generation.get_ref()))
-                        .unwrap_or(Gen::G3);
+                    let sgen = switch_gen.get(g.to.get_ref()).copied().unwrap_or(Gen::G3);
                     let port = add(
                         &mut t,
                         format!("{}/port{}", g.to.get_ref(), count),
@@ -677,7 +675,7 @@ pub fn instantiate(platform: &Platform, catalog: &Catalog, req: &Request) -> (Pl
                 n,
                 BayInfo {
                     number: n,
-                    group: g.clone(),
+                    group: shared.clone(),
                     node: Some(bix),
                     drive: None,
                 },
@@ -921,18 +919,17 @@ fn add(
     confidence: Confidence,
     source: Option<String>,
 ) -> NodeIndex {
-    let mut n = Node::new(id.clone(), label, kind);
+    // Ids are validated unique per file; a clash here means two groups share a name.
+    // Keep going with a suffixed id rather than failing the whole plan.
+    let id = if t.node_by_id(&id).is_some() {
+        format!("{id}#{}", t.graph.node_count())
+    } else {
+        id
+    };
+    let mut n = Node::new(id, label, kind);
     n.confidence = confidence;
     n.source = source;
-    match t.add_node(n.clone()) {
-        Ok(ix) => ix,
-        // Ids are validated unique per file; a clash here means two groups share a name.
-        // Keep going with a suffixed id rather than failing the whole plan.
-        Err(_) => {
-            n.id = format!("{id}#{}", t.graph.node_count());
-            t.add_node(n).unwrap_or_default()
-        }
-    }
+    t.add_node(n).unwrap_or_default()
 }
 
 /// Mechanical, electrical and size checks of a card against its slot.

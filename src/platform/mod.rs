@@ -363,12 +363,11 @@ fn validate_platform(def: &PlatformFile, file: &SourceFile) -> Result<(), InputE
                 .flat_map(|o| o.choices.iter().flat_map(|c| &c.switches)),
         )
         .collect();
-    let uplink_of = |id: &str| {
-        all_switches
-            .iter()
-            .find(|s| s.id.get_ref() == id)
-            .map(|s| s.uplink.get_ref().as_str())
-    };
+    let uplinks: std::collections::HashMap<&str, &str> = all_switches
+        .iter()
+        .map(|s| (s.id.get_ref().as_str(), s.uplink.get_ref().as_str()))
+        .collect();
+    let uplink_of = |id: &str| uplinks.get(id).copied();
     for s in &all_switches {
         let mut seen = vec![s.id.get_ref().as_str()];
         let mut cur = s.uplink.get_ref().as_str();
