@@ -152,6 +152,12 @@ fn median(mut v: Vec<f64>) -> f64 {
 }
 
 fn main() {
+    // LANEPLAN_BENCH_TREE=DIR: only write the tree there (for profiling both tools on it).
+    if let Ok(keep) = std::env::var("LANEPLAN_BENCH_TREE") {
+        let n = generate(Path::new(&keep));
+        println!("wrote {n} functions below {keep}");
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     let n = generate(root);

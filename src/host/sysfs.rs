@@ -215,6 +215,25 @@ impl Reader<'_> {
 
     fn attributes(&mut self, f: &mut PciFunction, dir: &str) {
         let id = f.bdf().to_string();
+        let mut config: Option<Vec<u8>> = None;
+        // Config space first: one read gives the ids, class, revision, header type, bus
+        // numbers and the Express capability (as lspci reads it). The attribute files are
+        // read only for what it did not give (no config file, or a short one), which keeps
+        // a 2,000-function audit near lspci's file count.
+        let mut have_config = false;
+        match self.fs.read_bytes(&join(dir, "config")) {
+            Ok(cfg) => {
+                // Recording for `gather`: read every attribute too, so lspci can replay it.
+                have_config = cfg.len() >= 64 && !self.fs.is_recording();
+                if have_config {
+                    apply_config(f, &cfg);
+                } else {
+                    config = Some(cfg);
+                }
+            }
+            Err(e) if e.is_missing() => {}
+            Err(e) => self.problem(Some(id.clone()), &e, "cannot read config space"),
+        }
         let mut missing = Vec::new();
         for (name, slot) in [
             ("vendor", &mut f.vendor),
@@ -222,6 +241,9 @@ impl Reader<'_> {
             ("subsystem_vendor", &mut f.subsystem_vendor),
             ("subsystem_device", &mut f.subsystem_device),
         ] {
+            if slot.is_some() {
+                continue;
+            }
             let essential = matches!(name, "vendor" | "device");
             match self.fs.read(&join(dir, name)) {
                 Ok(s) => match parse_hex_u16(&s) {
@@ -240,17 +262,19 @@ impl Reader<'_> {
                 Err(e) => self.problem(Some(id.clone()), &e, &format!("cannot read {name}")),
             }
         }
-        match self.fs.read(&join(dir, "class")) {
-            Ok(s) => match parse_hex_u32(&s).filter(|c| *c <= 0xff_ffff) {
-                Some(c) => f.class = Some(c),
-                None => self.odd(
-                    Some(id.clone()),
-                    &join(dir, "class"),
-                    format!("{id}: class is {s:?}, not a 24-bit class code"),
-                ),
-            },
-            Err(e) if e.is_missing() => missing.push("class"),
-            Err(e) => self.problem(Some(id.clone()), &e, "cannot read class"),
+        if f.class.is_none() {
+            match self.fs.read(&join(dir, "class")) {
+                Ok(s) => match parse_hex_u32(&s).filter(|c| *c <= 0xff_ffff) {
+                    Some(c) => f.class = Some(c),
+                    None => self.odd(
+                        Some(id.clone()),
+                        &join(dir, "class"),
+                        format!("{id}: class is {s:?}, not a 24-bit class code"),
+                    ),
+                },
+                Err(e) if e.is_missing() => missing.push("class"),
+                Err(e) => self.problem(Some(id.clone()), &e, "cannot read class"),
+            }
         }
         if !missing.is_empty() {
             self.findings.push(
@@ -268,7 +292,9 @@ impl Reader<'_> {
                 }),
             );
         }
-        if let Some(s) = self.opt(&id, dir, "revision") {
+        if f.revision.is_none()
+            && let Some(s) = self.opt(&id, dir, "revision")
+        {
             f.revision = parse_hex_u16(&s).and_then(|v| u8::try_from(v).ok());
         }
         match self.fs.read_link(&join(dir, "driver")) {
@@ -288,28 +314,33 @@ impl Reader<'_> {
             }
         }
         f.local_cpulist = self.opt(&id, dir, "local_cpulist");
-        f.link = self.link(&id, dir, "current_link_speed", "current_link_width");
-        f.link_max = self.link(&id, dir, "max_link_speed", "max_link_width");
-        let sec = self.opt(&id, dir, "secondary_bus_number");
-        let sub = self.opt(&id, dir, "subordinate_bus_number");
-        if let (Some(a), Some(b)) = (sec, sub) {
-            match (a.trim().parse::<u8>(), b.trim().parse::<u8>()) {
-                // Secondary 0: a bridge the firmware left unconfigured.
-                (Ok(0), Ok(_)) => f.is_bridge = true,
-                (Ok(a), Ok(b)) => f.bus_range = Some((a, b)),
-                _ => self.odd(
-                    Some(id.clone()),
-                    &join(dir, "secondary_bus_number"),
-                    format!("{id}: bus numbers {a:?}/{b:?} are not numbers"),
-                ),
+        // The kernel's link attributes win; config space stays where they are garbage.
+        if let Some(l) = self.link(&id, dir, "current_link_speed", "current_link_width") {
+            f.link = Some(l);
+        }
+        if let Some(l) = self.link(&id, dir, "max_link_speed", "max_link_width") {
+            f.link_max = Some(l);
+        }
+        // Bus numbers: the attributes for bridges (the kernel's view); endpoints have none.
+        if !have_config || f.is_bridge {
+            let sec = self.opt(&id, dir, "secondary_bus_number");
+            let sub = self.opt(&id, dir, "subordinate_bus_number");
+            if let (Some(a), Some(b)) = (sec, sub) {
+                match (a.trim().parse::<u8>(), b.trim().parse::<u8>()) {
+                    // Secondary 0: a bridge the firmware left unconfigured.
+                    (Ok(0), Ok(_)) => f.is_bridge = true,
+                    (Ok(a), Ok(b)) => f.bus_range = Some((a, b)),
+                    _ => self.odd(
+                        Some(id.clone()),
+                        &join(dir, "secondary_bus_number"),
+                        format!("{id}: bus numbers {a:?}/{b:?} are not numbers"),
+                    ),
+                }
             }
         }
-        // Config space: header type, bus numbers and the Express capability where the
-        // attributes above are missing (older kernels, captures).
-        match self.fs.read_bytes(&join(dir, "config")) {
-            Ok(cfg) => apply_config(f, &cfg),
-            Err(e) if e.is_missing() => {}
-            Err(e) => self.problem(Some(id.clone()), &e, "cannot read config space"),
+        // Without a full config space read first, it fills in what the attributes lacked.
+        if let Some(cfg) = config {
+            apply_config(f, &cfg);
         }
         if f.class.is_some_and(|c| c >> 8 == 0x0604) {
             f.is_bridge = true;
@@ -760,6 +791,14 @@ pub fn apply_config(f: &mut PciFunction, cfg: &[u8]) {
         f.class = Some(u32::from(c) << 16 | u32::from(s) << 8 | u32::from(p));
     }
     let header = byte(0x0e).map(|h| h & 0x7f);
+    if header == Some(0) {
+        if f.subsystem_vendor.is_none() {
+            f.subsystem_vendor = word(0x2c);
+        }
+        if f.subsystem_device.is_none() {
+            f.subsystem_device = word(0x2e);
+        }
+    }
     if header == Some(1) {
         f.is_bridge = true;
         if f.bus_range.is_none()
