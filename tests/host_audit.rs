@@ -97,6 +97,16 @@ fn plx_capture_two_switches_and_the_x722_note() {
         .map(|f| f.bdf.as_str())
         .collect();
     assert_eq!(switches, ["0000:18:00.0", "0000:3b:00.0"]);
+    // The report names the part (PEX device ids are part numbers).
+    let text = laneplan::host::render::text(&a);
+    for sw in &switches {
+        assert!(
+            text.contains(&format!(
+                "switch {sw} PEX 9797 (10b5:9797): up 8.0 GT/s x16; 5 downstream ports at 8.0 GT/s x16"
+            )),
+            "{text}"
+        );
+    }
     for sw in switches {
         assert_eq!(f(&a, sw).ids, "10b5:9797");
         // PEX 9797: this pci.ids has no name for it, so the vendor and the id it is.

@@ -267,12 +267,60 @@ pub fn text(a: &Audit) -> String {
     let mut s = String::new();
     s.push_str(&tree(a, TreeStyle::Full));
     s.push('\n');
+    let sw = switches(a);
+    if !sw.is_empty() {
+        s.push_str(&sw);
+        s.push('\n');
+    }
     if !a.drives.is_empty() {
         s.push_str(&drive_table(a));
         s.push_str("\n\n");
     }
     s.push_str(&findings(a));
     s
+}
+
+/// The part a switch is, from its ids: PLX/Broadcom PEX device ids are the part numbers
+/// (10b5:9797 is a PEX 9797), which pci.ids does not always list.
+pub fn switch_part(ids: &str, name: &str) -> String {
+    match ids.split_once(':') {
+        Some(("10b5", dev)) if dev.starts_with(['8', '9']) => format!("PEX {dev}"),
+        _ => name.to_string(),
+    }
+}
+
+/// One line per PCIe switch: its part, uplink, and downstream ports with their links.
+fn switches(a: &Audit) -> String {
+    use super::tree::FnKind;
+    let mut out = String::new();
+    for f in a.functions.iter().filter(|f| f.kind == FnKind::Switch) {
+        let ports: Vec<&super::audit::FunctionReport> = a
+            .functions
+            .iter()
+            .filter(|p| p.kind == FnKind::SwitchPort && p.parent.as_deref() == Some(&f.bdf))
+            .collect();
+        let mut links: Vec<String> = ports
+            .iter()
+            .filter_map(|p| p.link.map(|l| l.label()))
+            .collect();
+        links.sort();
+        links.dedup();
+        let up = f.link.map(|l| l.label()).unwrap_or_else(|| "?".into());
+        out.push_str(&format!(
+            "switch {} {} ({}): up {up}; {} downstream port{} at {}\n",
+            f.bdf,
+            switch_part(&f.ids, &f.name),
+            f.ids,
+            ports.len(),
+            if ports.len() == 1 { "" } else { "s" },
+            if links.is_empty() {
+                "?".to_string()
+            } else {
+                links.join(", ")
+            }
+        ));
+    }
+    out
 }
 
 fn esc(v: &str) -> String {
