@@ -71,17 +71,7 @@ pub fn run(args: AuditArgs, catalog: &super::plan::CatalogArgs) -> miette::Resul
             host::audit_sysfs(&args.sysfs_root, args.pci_ids.as_deref(), opts)
         }
     };
-    let diff = match &args.against {
-        Some(build) => {
-            let cat = catalog.load()?;
-            let report =
-                laneplan::plan::check_build_file(&cat, build).map_err(|e| e.into_report())?;
-            let diff = laneplan::against::diff(&report.plan, &audit);
-            laneplan::against::apply(&mut audit, &diff);
-            Some(diff)
-        }
-        None => None,
-    };
+    let diff = super::plan::against(catalog, args.against.as_deref(), &mut audit)?;
     if let Some(p) = &args.prometheus {
         render::write_atomic(p, &render::prometheus(&audit))
             .into_diagnostic()

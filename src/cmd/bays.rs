@@ -1,7 +1,7 @@
 //! `bays`: arguments and printing. The view model is `laneplan::bays`; the pictures are
 //! `laneplan::render::{bays_text, bays_svg}`.
 
-use super::plan::CatalogArgs;
+use super::plan::{CatalogArgs, parse_kv};
 use clap::Args;
 use laneplan::bays::BayLayout;
 use laneplan::plan;
@@ -40,13 +40,6 @@ pub struct BaysArgs {
     /// Print JSON (schema: docs/bays.md).
     #[arg(long, conflicts_with = "ascii")]
     pub json: bool,
-}
-
-fn parse_kv(s: &str) -> std::result::Result<(String, String), String> {
-    s.split_once('=')
-        .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
-        .filter(|(k, v)| !k.is_empty() && !v.is_empty())
-        .ok_or_else(|| format!("expected KEY=VALUE, got `{s}`"))
 }
 
 /// The audit of the host named on the command line, if any.
@@ -109,25 +102,7 @@ pub fn bays(args: &BaysArgs, cat: &CatalogArgs) -> Result<ExitCode> {
         }
         plan::check_build_file(&catalog, Path::new(target)).map_err(|e| e.into_report())?
     } else {
-        let report = plan::plan_platform(&catalog, target, &args.options).ok_or_else(|| {
-            let known: Vec<&str> = catalog.platforms.keys().map(String::as_str).collect();
-            miette!(
-                help = format!(
-                    "known platforms: {}; or give a build file (*.toml)",
-                    known.join(", ")
-                ),
-                "unknown platform `{}`",
-                target
-            )
-        })?;
-        if let Some(f) = report.findings.iter().find(|f| f.code == "LP0115") {
-            return Err(miette!(
-                help = f.help.clone().unwrap_or_default(),
-                "{}",
-                f.message
-            ));
-        }
-        report
+        super::plan::platform_report(&catalog, target, &args.options)?
     };
     let mut layout = BayLayout::from_report(&report, &catalog);
     if let Some(audit) = &audit {

@@ -104,14 +104,7 @@ pub fn dot(args: &DotArgs, cat: &CatalogArgs) -> Result<ExitCode> {
     let report = if args.target.ends_with(".toml") || Path::new(&args.target).is_file() {
         load_build(cat, Path::new(&args.target))?
     } else {
-        plan::plan_platform(&catalog, &args.target, &args.options).ok_or_else(|| {
-            let known: Vec<&str> = catalog.platforms.keys().map(String::as_str).collect();
-            miette!(
-                help = format!("known platforms: {}", known.join(", ")),
-                "unknown platform `{}`",
-                args.target
-            )
-        })?
+        super::plan::platform_report(&catalog, &args.target, &args.options)?
     };
     let opts = args.opts.options();
     let (f, _) = flow::analyze_plan(&report.plan, &opts).map_err(|e| miette!("{e}"))?;

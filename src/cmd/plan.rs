@@ -77,17 +77,23 @@ pub fn platforms(args: &PlatformsArgs, cat: &CatalogArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-pub fn show(args: &ShowArgs, cat: &CatalogArgs) -> Result<ExitCode> {
-    let catalog = cat.load()?;
-    let report = plan::plan_platform(&catalog, &args.platform, &args.options).ok_or_else(|| {
+/// A platform planned with options only. An unknown platform, option or value is a usage
+/// error (exit 2) here, not a finding.
+pub fn platform_report(
+    catalog: &Catalog,
+    id: &str,
+    options: &[(String, String)],
+) -> Result<plan::Report> {
+    let report = plan::plan_platform(catalog, id, options).ok_or_else(|| {
         let known: Vec<&str> = catalog.platforms.keys().map(String::as_str).collect();
         miette!(
-            help = format!("known platforms: {}", known.join(", ")),
-            "unknown platform `{}`",
-            args.platform
+            help = format!(
+                "known platforms: {}; or give a build file (*.toml)",
+                known.join(", ")
+            ),
+            "unknown platform `{id}`"
         )
     })?;
-    // An unknown option is a usage error here, not a finding.
     if let Some(f) = report.findings.iter().find(|f| f.code == "LP0115") {
         return Err(miette!(
             help = f.help.clone().unwrap_or_default(),
@@ -95,6 +101,28 @@ pub fn show(args: &ShowArgs, cat: &CatalogArgs) -> Result<ExitCode> {
             f.message
         ));
     }
+    Ok(report)
+}
+
+/// `--against BUILD`: the plan's per-bay diff of an audited host, applied to the audit.
+pub fn against(
+    cat: &CatalogArgs,
+    build: Option<&std::path::Path>,
+    audit: &mut laneplan::host::audit::Audit,
+) -> Result<Option<laneplan::against::Diff>> {
+    let Some(build) = build else {
+        return Ok(None);
+    };
+    let catalog = cat.load()?;
+    let report = plan::check_build_file(&catalog, build).map_err(|e| e.into_report())?;
+    let diff = laneplan::against::diff(&report.plan, audit);
+    laneplan::against::apply(audit, &diff);
+    Ok(Some(diff))
+}
+
+pub fn show(args: &ShowArgs, cat: &CatalogArgs) -> Result<ExitCode> {
+    let catalog = cat.load()?;
+    let report = platform_report(&catalog, &args.platform, &args.options)?;
     if args.json {
         print_json(&json::report(&report, None))?;
     } else {

@@ -196,17 +196,7 @@ fn mapped_targets(
     }
     let mut audit =
         laneplan::host::audit_sysfs(&root, None, laneplan::host::audit::AuditOptions::default());
-    let diff = match &a.against {
-        Some(build) => {
-            let cat = catalog.load()?;
-            let report =
-                laneplan::plan::check_build_file(&cat, build).map_err(|e| e.into_report())?;
-            let diff = laneplan::against::diff(&report.plan, &audit);
-            laneplan::against::apply(&mut audit, &diff);
-            Some(diff)
-        }
-        None => None,
-    };
+    let diff = super::plan::against(catalog, a.against.as_deref(), &mut audit)?;
     let mapped = laneplan::probe::mapped::targets(&audit, diff.as_ref(), &a.dev_root);
     if a.dry_run {
         if a.json {
