@@ -19,6 +19,8 @@ pub struct Cli {
 enum Command {
     /// One line per platform and its options.
     Platforms(cmd::plan::PlatformsArgs),
+    /// The parts catalogue: drives and cards with their links, specs and sources.
+    Parts(cmd::plan::PartsArgs),
     /// The planned tree of a platform and its lane budget.
     Show(cmd::plan::ShowArgs),
     /// Check a build file: findings, lane budget; exit 1 on errors, 2 on unreadable input.
@@ -51,6 +53,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Platforms(a) => cmd::plan::platforms(&a, &cli.catalog),
+        Command::Parts(a) => cmd::plan::parts(&a, &cli.catalog),
         Command::Show(a) => cmd::plan::show(&a, &cli.catalog),
         Command::Check(a) => cmd::plan::check(&a, &cli.catalog),
         Command::Bays(a) => cmd::bays::bays(&a, &cli.catalog),

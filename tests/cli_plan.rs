@@ -333,3 +333,38 @@ fn help_and_completions_come_from_one_definition() {
     assert_eq!(code, 0);
     assert!(out.starts_with(".ie") || out.contains(".TH"), "{out}");
 }
+
+#[test]
+fn parts_lists_the_catalogue() {
+    let (code, out, _) = laneplan(&["parts"]);
+    assert_eq!(code, 0);
+    insta::assert_snapshot!("parts", out);
+    let (code, out, _) = laneplan(&["parts", "--class", "nvme", "--json"]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["schema_version"], 1);
+    let nvme: Vec<&str> = v["parts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        nvme,
+        [
+            "micron-9300-max-3.2tb",
+            "micron-9300-pro-3.84tb",
+            "samsung-pm1725-800gb",
+            "samsung-pm1725a-1.6tb",
+            "skhynix-pe8010-3.84tb"
+        ]
+    );
+    let (_, table, _) = laneplan(&["parts", "--class", "gpu"]);
+    assert!(
+        table.contains("nvidia-v100-pcie-dw") && !table.contains("micron"),
+        "{table}"
+    );
+    let (code, _, err) = laneplan(&["parts", "--class", "ssd"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("expected nvme, sas-drive"), "{err}");
+}

@@ -30,6 +30,35 @@ pub struct PlatformsArgs {
 }
 
 #[derive(Args, Debug)]
+pub struct PartsArgs {
+    /// Only parts of this class (nvme, sas-drive, sata-drive, raid, hba, nic, boot, gpu,
+    /// extender).
+    #[arg(long, value_parser = parse_class)]
+    pub class: Option<laneplan::topology::DeviceClass>,
+    /// Print JSON (schema: docs/JSON.md).
+    #[arg(long)]
+    pub json: bool,
+}
+
+fn parse_class(s: &str) -> std::result::Result<laneplan::topology::DeviceClass, String> {
+    serde_json::from_value(serde_json::Value::String(s.to_string())).map_err(|_| {
+        format!(
+            "expected nvme, sas-drive, sata-drive, raid, hba, nic, boot, gpu or extender, got `{s}`"
+        )
+    })
+}
+
+pub fn parts(args: &PartsArgs, cat: &CatalogArgs) -> Result<ExitCode> {
+    let catalog = cat.load()?;
+    if args.json {
+        print_json(&json::parts(&catalog, args.class))?;
+    } else {
+        print!("{}", text::parts(&catalog, args.class));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+#[derive(Args, Debug)]
 pub struct ShowArgs {
     /// Platform id (see `laneplan platforms`).
     pub platform: String,

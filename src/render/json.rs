@@ -116,3 +116,27 @@ pub fn flow_document(r: &Report, f: &crate::flow::FlowReport, found: &[Finding])
         "bandwidth": bandwidth(f),
     })
 }
+
+/// The parts catalogue (`laneplan parts --json`).
+pub fn parts(catalog: &Catalog, class: Option<crate::topology::DeviceClass>) -> Value {
+    let list: Vec<Value> = catalog
+        .parts
+        .values()
+        .filter(|p| class.is_none_or(|c| c == p.def.class))
+        .map(|p| {
+            let d = &p.def;
+            json!({
+                "id": d.id.get_ref(),
+                "name": d.name,
+                "class": d.class,
+                "interface": d.interface,
+                "gen": d.generation.get_ref(),
+                "width": d.width.get_ref(),
+                "perf": d.perf,
+                "confidence": d.confidence,
+                "source": d.source,
+            })
+        })
+        .collect();
+    json!({ "schema_version": SCHEMA_VERSION, "parts": list })
+}

@@ -398,3 +398,58 @@ pub fn header(r: &Report) -> String {
     s.push('\n');
     s
 }
+
+/// The parts catalogue as a table (`laneplan parts`).
+pub fn parts(catalog: &Catalog, class: Option<crate::topology::DeviceClass>) -> String {
+    let mut table = Table::new();
+    table.load_style(UTF8_FULL_CONDENSED);
+    table.set_header(vec![
+        "id",
+        "name",
+        "class",
+        "link",
+        "seq read/write GB/s",
+        "4K read/write IOPS",
+        "source",
+    ]);
+    for p in catalog.parts.values() {
+        let d = &p.def;
+        if class.is_some_and(|c| c != d.class) {
+            continue;
+        }
+        let link = match d.interface {
+            Some(crate::platform::schema::Interface::Sas) => "SAS 12 Gb/s".to_string(),
+            Some(crate::platform::schema::Interface::Sata) => "SATA 6 Gb/s".to_string(),
+            _ => format!("Gen{} x{}", d.generation.get_ref(), d.width.get_ref()),
+        };
+        let (seq, iops) = match &d.perf {
+            Some(pf) => (
+                format!("{:.2} / {:.2}", pf.seq_read_gbs, pf.seq_write_gbs),
+                if pf.rand_read_iops > 0.0 {
+                    format!(
+                        "{:.0}K / {:.0}K",
+                        pf.rand_read_iops / 1e3,
+                        pf.rand_write_iops / 1e3
+                    )
+                } else {
+                    "-".into()
+                },
+            ),
+            None => ("-".into(), "-".into()),
+        };
+        table.add_row(vec![
+            d.id.get_ref().clone(),
+            d.name.clone(),
+            d.class.name().to_string(),
+            link,
+            seq,
+            iops,
+            format!(
+                "{}{}",
+                d.source.clone().unwrap_or_default(),
+                d.confidence.marker()
+            ),
+        ]);
+    }
+    format!("{table}\n")
+}
