@@ -2,9 +2,9 @@
 
 use clap::Args;
 use laneplan::finding::has_errors;
+use laneplan::plan;
 use laneplan::platform::Catalog;
 use laneplan::render::{json, text};
-use laneplan::{plan, platform};
 use miette::{IntoDiagnostic, Result, miette};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -191,7 +191,6 @@ pub fn check(args: &CheckArgs, cat: &CatalogArgs) -> Result<ExitCode> {
         println!();
         print!("{}", text::findings(&report.findings, Some(&file)));
     }
-    let _ = platform::EMBEDDED;
     Ok(if has_errors(&report.findings) {
         ExitCode::from(1)
     } else {

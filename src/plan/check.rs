@@ -131,13 +131,12 @@ pub fn check(plan: &Plan, budget: &Budget, file: Option<&str>) -> Vec<Finding> {
             let Some((card, _)) = &info.card else {
                 continue;
             };
-            let NodeKind::Device { class, part, .. } = &t.node(*card).kind else {
+            let NodeKind::Device { class, .. } = &t.node(*card).kind else {
                 continue;
             };
             if *class != rule.class {
                 continue;
             }
-            let _ = part;
             if rule.double_width && !plan.double_width_slots.contains(id) {
                 continue;
             }

@@ -481,7 +481,7 @@ pub fn instantiate(platform: &Platform, catalog: &Catalog, req: &Request) -> (Pl
         if fatal {
             continue;
         }
-        let card = place_card(&mut t, &info, part, &rc_defs);
+        let card = place_card(&mut t, &info, part);
         if let Some(s) = slots.get_mut(slot_id) {
             s.card = Some((card, part_id.clone()));
             s.card_loc = sloc.clone();
@@ -1021,12 +1021,7 @@ fn check_card_fits(info: &SlotInfo, part: &Part, loc: &Location) -> Vec<Finding>
 }
 
 /// Puts a card into a slot; extender cards get one port node per drive.
-fn place_card(
-    t: &mut Topology,
-    info: &SlotInfo,
-    part: &Part,
-    rc_defs: &BTreeMap<String, RootComplexDef>,
-) -> NodeIndex {
+fn place_card(t: &mut Topology, info: &SlotInfo, part: &Part) -> NodeIndex {
     let slot_gen = t.node(info.slot).rated_gen.unwrap_or(Gen::G3);
     let elec = *info.def.electrical.get_ref();
     let card_id = format!("{}/card", info.def.id.get_ref());
@@ -1057,7 +1052,6 @@ fn place_card(
         let ports = part.def.ports.unwrap_or(4);
         let pw = part.def.port_width.unwrap_or(4);
         let sw = part.def.switch.clone();
-        let _ = rc_defs;
         let parent = if let Some(sw_part) = sw {
             let s = t
                 .add_node(Node::new(
