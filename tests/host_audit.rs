@@ -450,3 +450,25 @@ fn sysfs_and_lspci_readers_agree_on_the_same_host() {
         assert_eq!(link_codes(&from_sysfs), link_codes(&from_lspci), "{name}");
     }
 }
+
+/// The libnvme captures have no /sys/bus/pci: lspci cannot read them at all (so there is no
+/// tree to compare), while the audit still finds their functions by walking /sys/devices.
+#[test]
+fn libnvme_captures_are_beyond_lspci_but_not_the_audit() {
+    let (_t, root) = unpack("libnvme-power-nvme-multipath/tree-pcie.tar.xz");
+    let out = std::process::Command::new("lspci")
+        .args(["-A", "linux-sysfs", "-O"])
+        .arg(format!("sysfs.path={}", root.join("sys/bus/pci").display()))
+        .arg("-t")
+        .output()
+        .expect("lspci is installed (scripts/test.sh installs pciutils)");
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("Cannot open"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let a = audit(&root);
+    let bdfs: Vec<&str> = a.functions.iter().map(|f| f.bdf.as_str()).collect();
+    assert_eq!(bdfs, ["0214:90:00.0", "052e:78:00.0", "058e:78:00.0"]);
+}
