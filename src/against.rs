@@ -180,18 +180,11 @@ pub fn diff(plan: &Plan, audit: &Audit) -> Diff {
                     let expected = drive.map(|d| t.node(d).label.clone());
                     let planned_rate = drive.and_then(|d| rate_above(t, d));
                     let mut e = DiffEntry {
-                        place: format!("Bay {bay}"),
                         bay: Some(*bay),
-                        slot: None,
                         expected: expected.clone(),
                         expected_link: planned_rate.map(|r| r.label()),
                         expected_socket: drive.and(socket_label.clone()),
-                        bdf: found.map(|f| f.bdf.clone()),
-                        found: found.map(|f| found_name(audit, f)),
-                        found_link: found.and_then(|f| f.link).map(link_label),
-                        found_numa: found.and_then(|f| f.numa_node),
-                        status: DiffStatus::Ok,
-                        problems: Vec::new(),
+                        ..DiffEntry::at(format!("Bay {bay}"), audit, found)
                     };
                     match (drive, found) {
                         (None, None) => e.status = DiffStatus::Empty,
@@ -233,18 +226,11 @@ pub fn diff(plan: &Plan, audit: &Audit) -> Diff {
                         .position(|f| classes_match(class, device_class(class_code(f))));
                     let found = idx.map(|i| endpoints.remove(i));
                     let mut e = DiffEntry {
-                        place: label.clone(),
-                        bay: None,
                         slot: Some(slot.clone()),
                         expected: Some(t.node(*card).label.clone()),
                         expected_link: planned_rate.map(|r| r.label()),
                         expected_socket: socket_label.clone(),
-                        bdf: found.map(|f| f.bdf.clone()),
-                        found: found.map(|f| found_name(audit, f)),
-                        found_link: found.and_then(|f| f.link).map(link_label),
-                        found_numa: found.and_then(|f| f.numa_node),
-                        status: DiffStatus::Ok,
-                        problems: Vec::new(),
+                        ..DiffEntry::at(label.clone(), audit, found)
                     };
                     match found {
                         None => {
@@ -296,18 +282,11 @@ pub fn diff(plan: &Plan, audit: &Audit) -> Diff {
             )
         {
             entries.push(DiffEntry {
-                place: format!("Bay {}", b.number),
                 bay: Some(b.number),
-                slot: None,
                 expected: Some(t.node(*d).label.clone()),
-                expected_link: None,
-                expected_socket: None,
-                bdf: None,
-                found: None,
-                found_link: None,
-                found_numa: None,
                 status: DiffStatus::NotVisible,
                 problems: vec!["behind a storage controller: not visible on PCIe".into()],
+                ..DiffEntry::at(format!("Bay {}", b.number), audit, None)
             });
         }
     }
@@ -445,24 +424,38 @@ fn found_name(audit: &Audit, f: &FunctionReport) -> String {
         .unwrap_or_else(|| f.name.clone())
 }
 
+impl DiffEntry {
+    /// An entry for `place` holding what the host has there, if anything; the plan's side
+    /// and the verdict are filled in by the caller.
+    fn at(place: String, audit: &Audit, found: Option<&FunctionReport>) -> DiffEntry {
+        DiffEntry {
+            place,
+            bay: None,
+            slot: None,
+            expected: None,
+            expected_link: None,
+            expected_socket: None,
+            bdf: found.map(|f| f.bdf.clone()),
+            found: found.map(|f| found_name(audit, f)),
+            found_link: found.and_then(|f| f.link).map(link_label),
+            found_numa: found.and_then(|f| f.numa_node),
+            status: DiffStatus::Ok,
+            problems: Vec::new(),
+        }
+    }
+}
+
 fn unexpected(audit: &Audit, f: &FunctionReport, socket: Option<String>) -> DiffEntry {
     DiffEntry {
-        place: f.bdf.clone(),
-        bay: None,
         slot: f.slot.clone(),
-        expected: None,
-        expected_link: None,
         expected_socket: socket,
-        bdf: Some(f.bdf.clone()),
-        found: Some(found_name(audit, f)),
-        found_link: f.link.map(link_label),
-        found_numa: f.numa_node,
         status: DiffStatus::Unexpected,
         problems: vec![format!(
             "unexpected: {} at {}, not in the plan",
             found_name(audit, f),
             f.bdf
         )],
+        ..DiffEntry::at(f.bdf.clone(), audit, Some(f))
     }
 }
 
