@@ -50,6 +50,7 @@ fn main() -> ExitCode {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
+    cmd::install_error_hook();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Platforms(a) => cmd::plan::platforms(&a, &cli.catalog),
