@@ -14,11 +14,11 @@
 //!   `rated_gen` caps the link through them.
 
 use crate::pcie::{Gen, LinkRate};
+use foldhash::HashMap;
 use petgraph::Direction;
 use petgraph::stable_graph::{EdgeIndex, NodeIndex, StableDiGraph};
 use petgraph::visit::{EdgeRef, IntoEdgeReferences};
 use serde::Serialize;
-use std::collections::HashMap;
 
 /// How sure a value is (platform-facts.md labels).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize, Default, Hash)]
@@ -326,6 +326,13 @@ impl Topology {
         }
     }
 
+    /// Makes room for about `nodes` more nodes (and as many edges, a tree's count).
+    pub fn reserve(&mut self, nodes: usize) {
+        self.graph.reserve_nodes(nodes);
+        self.graph.reserve_edges(nodes);
+        self.index.reserve(nodes);
+    }
+
     pub fn add_node(&mut self, node: Node) -> Result<NodeIndex, DuplicateId> {
         if self.index.contains_key(&node.id) {
             return Err(DuplicateId(node.id));
@@ -475,11 +482,19 @@ impl Topology {
     fn walk(&self, start: Vec<NodeIndex>, capacity: usize) -> Vec<NodeIndex> {
         let mut out = Vec::with_capacity(capacity);
         let mut stack: Vec<NodeIndex> = start.into_iter().rev().collect();
+        // One scratch buffer for every node's children: a Vec per node was most of a walk.
+        let mut kids: Vec<(EdgeIndex, NodeIndex)> = Vec::new();
         while let Some(ix) = stack.pop() {
             out.push(ix);
-            for c in self.children(ix).into_iter().rev() {
-                stack.push(c);
-            }
+            kids.clear();
+            kids.extend(
+                self.graph
+                    .edges_directed(ix, Direction::Outgoing)
+                    .filter(|e| !matches!(e.weight(), Link::Fabric { .. }))
+                    .map(|e| (e.id(), e.target())),
+            );
+            kids.sort_unstable();
+            stack.extend(kids.iter().rev().map(|&(_, n)| n));
         }
         out
     }

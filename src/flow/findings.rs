@@ -13,7 +13,8 @@ use super::net::ElementKind;
 use super::{Dir, FlowReport, Memory, Options};
 use crate::finding::{Finding, Location};
 use crate::topology::Topology;
-use std::collections::{BTreeMap, HashMap};
+use foldhash::{HashMap, HashMapExt};
+use std::collections::BTreeMap;
 
 fn gbs(v: f64) -> String {
     format!("{v:.2} GB/s")

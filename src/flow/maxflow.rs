@@ -18,9 +18,9 @@
 
 use super::Dir;
 use super::net::Net;
+use foldhash::{HashMap, HashMapExt};
 use petgraph::algo::dinics;
 use petgraph::graph::{DiGraph, EdgeIndex, NodeIndex as GIx};
-use std::collections::HashMap;
 
 /// kB/s per GB/s.
 pub const SCALE: f64 = 1e6;

@@ -13,11 +13,12 @@
 use super::{Dir, Memory, Options, Scope, Workload};
 use crate::pcie::{LinkRate, Model, serial_lane_gbs};
 use crate::topology::{DeviceClass, Link, NodeKind, Perf, Topology};
+use foldhash::{HashMap, HashMapExt};
 use petgraph::Direction;
 use petgraph::stable_graph::{EdgeIndex, NodeIndex};
 use petgraph::visit::{EdgeIndexable, EdgeRef, NodeIndexable};
 use serde::Serialize;
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 
 /// Bytes per small-block I/O for `--workload 4k`.
 pub const SMALL_BLOCK_BYTES: f64 = 4096.0;

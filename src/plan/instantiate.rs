@@ -8,8 +8,9 @@ use crate::platform::schema::*;
 use crate::platform::{Catalog, Part, Platform};
 use crate::source::SourceFile;
 use crate::topology::*;
+use foldhash::{HashMap, HashMapExt};
 use petgraph::stable_graph::NodeIndex;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::ops::Range;
 
 /// What a build asks for, with where each request was written (for findings).
@@ -210,6 +211,19 @@ pub fn instantiate(platform: &Platform, catalog: &Catalog, req: &Request) -> (Pl
             reserved.insert(r.get_ref().clone(), c.label.clone());
         }
     }
+    // Size the graph once: growing it by doubling copies every node (224 bytes each) and
+    // rehashes the id index, which made large platforms superlinear. A bay becomes about
+    // three nodes (port, bay, drive), a slot up to three (port, slot, card).
+    let bay_count: usize = bays_def
+        .iter()
+        .map(|g| parse_bay_list(g.bays.get_ref()).map_or(0, |v| v.len()))
+        .sum();
+    t.reserve(
+        3 * (bay_count + slots_def.len())
+            + 2 * (switches_def.len() + def.root_complexes.len() + builtins_def.len())
+            + def.sockets.len()
+            + 16,
+    );
 
     for c in &choices {
         if let Some(g) = &c.nvme_path_gen {

@@ -6,8 +6,9 @@ pub mod schema;
 
 use crate::pcie;
 use crate::source::{InputError, InputErrors, SourceFile, parse_toml};
+use foldhash::{HashSet, HashSetExt};
 use schema::*;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 use std::ops::Range;
 use std::path::Path;
 
@@ -363,7 +364,7 @@ fn validate_platform(def: &PlatformFile, file: &SourceFile) -> Result<(), InputE
                 .flat_map(|o| o.choices.iter().flat_map(|c| &c.switches)),
         )
         .collect();
-    let uplinks: std::collections::HashMap<&str, &str> = all_switches
+    let uplinks: foldhash::HashMap<&str, &str> = all_switches
         .iter()
         .map(|s| (s.id.get_ref().as_str(), s.uplink.get_ref().as_str()))
         .collect();
