@@ -70,8 +70,88 @@ pub fn loop_device(test: &str, size: usize) -> Option<LoopDev> {
             "{test}: loop device required (LANEPLAN_REQUIRE_LOOP=1) but could not be made: {why}"
         );
     }
-    eprintln!(
-        "SKIPPED: {test}: cannot create a loop device ({why}); run as root, or set LANEPLAN_REQUIRE_LOOP=1 to make this a failure"
+    skipped(
+        test,
+        &format!(
+            "cannot create a loop device ({why}); run as root, or set LANEPLAN_REQUIRE_LOOP=1 to make this a failure"
+        ),
     );
     None
+}
+
+/// Says a test could not run: on stderr, and in the file `LANEPLAN_SKIP_LOG` names, which
+/// scripts/test.sh counts into its summary (the harness hides a passing test's stderr).
+pub fn skipped(test: &str, why: &str) {
+    eprintln!("SKIPPED: {test}: {why}");
+    if let Ok(log) = std::env::var("LANEPLAN_SKIP_LOG") {
+        let line = format!("{test}: {why}\n");
+        let _ = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(log)
+            .and_then(|mut f| f.write_all(line.as_bytes()));
+    }
+}
+
+/// A fresh zram device (made with zram-control's `hot_add`, so `/dev/zram0` and any other
+/// in use are left alone), sized and filled with random data; removed on drop.
+pub struct ZramDev {
+    pub dev: PathBuf,
+    id: String,
+}
+
+impl Drop for ZramDev {
+    fn drop(&mut self) {
+        let _ = std::fs::write(format!("/sys/block/zram{}/reset", self.id), "1");
+        let _ = std::fs::write("/sys/class/zram-control/hot_remove", &self.id);
+    }
+}
+
+/// Makes a zram device of `size` bytes, or says why not (`None` after `skipped`). With
+/// `LANEPLAN_REQUIRE_ZRAM=1` a failure panics instead.
+pub fn zram_device(test: &str, size: usize) -> Option<ZramDev> {
+    let made = (|| -> Result<ZramDev, String> {
+        let id = std::fs::read_to_string("/sys/class/zram-control/hot_add")
+            .map_err(|e| {
+                format!("/sys/class/zram-control/hot_add: {e} (is the zram module loaded?)")
+            })?
+            .trim()
+            .to_string();
+        let z = ZramDev {
+            dev: PathBuf::from(format!("/dev/zram{id}")),
+            id: id.clone(),
+        };
+        std::fs::write(format!("/sys/block/zram{id}/disksize"), size.to_string())
+            .map_err(|e| format!("sizing zram{id}: {e}"))?;
+        // The device node appears through udev (or devtmpfs) a moment later.
+        for _ in 0..100 {
+            if z.dev.exists() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+        let data: Vec<u8> = (0..size / 8)
+            .flat_map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x.to_le_bytes()
+            })
+            .collect();
+        std::fs::write(&z.dev, &data).map_err(|e| format!("filling {}: {e}", z.dev.display()))?;
+        Ok(z)
+    })();
+    match made {
+        Ok(z) => Some(z),
+        Err(why) => {
+            if std::env::var("LANEPLAN_REQUIRE_ZRAM").as_deref() == Ok("1") {
+                panic!(
+                    "{test}: zram required (LANEPLAN_REQUIRE_ZRAM=1) but could not be made: {why}"
+                );
+            }
+            skipped(test, &format!("cannot create a zram device ({why})"));
+            None
+        }
+    }
 }
