@@ -7,6 +7,7 @@
 use serde::Serialize;
 use std::fmt;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Errors in workload parameters (sizes, distributions, traces).
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -574,9 +575,26 @@ pub struct IoGen {
 
 #[derive(Debug, Clone)]
 enum GenKind {
-    Random { base: u64, len: u64, align: u64 },
-    Sequential { base: u64, len: u64, pos: u64 },
-    Trace { trace: Arc<Trace>, next: usize },
+    Random {
+        base: u64,
+        len: u64,
+        align: u64,
+    },
+    Sequential {
+        base: u64,
+        len: u64,
+        pos: u64,
+    },
+    /// One sequential stream walked by several threads: `cursor` counts bytes issued.
+    SharedSequential {
+        base: u64,
+        len: u64,
+        cursor: Arc<AtomicU64>,
+    },
+    Trace {
+        trace: Arc<Trace>,
+        next: usize,
+    },
 }
 
 impl IoGen {
@@ -659,6 +677,25 @@ impl IoGen {
     }
 
     #[inline]
+    /// The generator for one of several threads serving the same job, so the threads need no
+    /// lock: random jobs draw from their own seed; sequential jobs take their offsets from
+    /// `cursor`, shared by the job's threads, so the job stays one stream. `None` for trace
+    /// jobs, whose threads must share one generator to keep the trace's order.
+    pub fn fork(&self, thread: u32, cursor: &Arc<AtomicU64>) -> Option<IoGen> {
+        let mut g = self.clone();
+        g.rng = Rng::new(self.rng.0 ^ (u64::from(thread) + 1).wrapping_mul(0xD1B5_4A32_D192_ED03));
+        g.kind = match &self.kind {
+            GenKind::Random { .. } => self.kind.clone(),
+            GenKind::Sequential { base, len, .. } => GenKind::SharedSequential {
+                base: *base,
+                len: *len,
+                cursor: cursor.clone(),
+            },
+            GenKind::SharedSequential { .. } | GenKind::Trace { .. } => return None,
+        };
+        Some(g)
+    }
+
     pub fn next_io(&mut self) -> IoReq {
         let write = match self.read_pct {
             100 => false,
@@ -690,6 +727,14 @@ impl IoGen {
                 let o = *base + *pos;
                 *pos += len as u64;
                 o
+            }
+            GenKind::SharedSequential {
+                base,
+                len: ws,
+                cursor,
+            } => {
+                let at = cursor.fetch_add(len as u64, Ordering::Relaxed) % *ws;
+                *base + if at + len as u64 > *ws { 0 } else { at }
             }
             GenKind::Trace { .. } => unreachable!(),
         };
@@ -748,6 +793,34 @@ mod tests {
         assert_eq!(offs[0], 512 << 10);
         assert_eq!(offs[1], (512 << 10) + 65536);
         assert_eq!(offs[8], 512 << 10, "wraps after 8 x 64k");
+    }
+
+    #[test]
+    fn forked_threads_share_a_sequential_stream_and_split_random_seeds() {
+        let w = Workload::from_profile("64k-seqread", &Overrides::default()).unwrap();
+        let g = IoGen::new(&w, 1 << 20, 4096, 1, 2, 1).unwrap();
+        let cursor = Arc::new(AtomicU64::new(0));
+        let mut a = g.fork(0, &cursor).unwrap();
+        let mut b = g.fork(1, &cursor).unwrap();
+        // Turns of two threads: one stream through the job's region, then around again.
+        let offs: Vec<u64> = (0..9)
+            .map(|i| if i % 2 == 0 { a.next_io() } else { b.next_io() }.offset)
+            .collect();
+        let expect: Vec<u64> = (0..9).map(|i| (512 << 10) + (i % 8) * 65536).collect();
+        assert_eq!(offs, expect);
+
+        let w = Workload::from_profile("4k-randread", &Overrides::default()).unwrap();
+        let g = IoGen::new(&w, 1 << 30, 4096, 0, 1, 7).unwrap();
+        let (mut a, mut b) = (g.fork(0, &cursor).unwrap(), g.fork(1, &cursor).unwrap());
+        let xa: Vec<u64> = (0..64).map(|_| a.next_io().offset).collect();
+        let xb: Vec<u64> = (0..64).map(|_| b.next_io().offset).collect();
+        assert_ne!(xa, xb, "each thread draws its own offsets");
+        assert!(xa.iter().chain(&xb).all(|o| o % 4096 == 0 && *o < 1 << 30));
+        assert_eq!(
+            cursor.load(Ordering::Relaxed),
+            9 * 65536,
+            "random jobs leave it alone"
+        );
     }
 
     #[test]
