@@ -4,6 +4,8 @@
 # Runs laneplan and fio alternately (PAIRS pairs per case) on a file on ext4 and on
 # /dev/zram0 (set up here when it is free; skipped with a message otherwise), for
 # 4K randread QD1, 4K randread QD32 and 64K seqread QD8, and prints the medians:
+# (the `...t` cases run fio with QD psync threads instead of an io_uring ring: the like-for-like
+# reference where laneplan's auto engine picks its thread engine, as it does on zram, LP0418)
 # IOPS, p99 latency (fio's `lat`, submission to completion, not `clat`) and CPU time per I/O.
 #
 # CPU time is measured the same way on both sides: /usr/bin/time's user+system time of the
@@ -11,7 +13,7 @@
 # the I/Os of the run including the ramp (IOPS x (ramp + runtime)).
 #
 # Environment: PAIRS (3), RAMP (1), RUNTIME (5), BENCH_DIR (/var/tmp/laneplan-bench),
-# FILE_SIZE_MB (1024), ZRAM_SIZE (1G), CASES (all: qd1,qd32,seq8), TARGETS (file,zram).
+# FILE_SIZE_MB (1024), ZRAM_SIZE (1G), CASES (all: qd1,qd32,seq8,qd32t,seq8t), TARGETS (file,zram).
 set -euo pipefail
 
 PAIRS=${PAIRS:-3}
@@ -20,7 +22,7 @@ RUNTIME=${RUNTIME:-5}
 BENCH_DIR=${BENCH_DIR:-/var/tmp/laneplan-bench}
 FILE_SIZE_MB=${FILE_SIZE_MB:-1024}
 ZRAM_SIZE=${ZRAM_SIZE:-1G}
-CASES=${CASES:-qd1,qd32,seq8}
+CASES=${CASES:-qd1,qd32,seq8,qd32t,seq8t}
 TARGETS=${TARGETS:-file,zram}
 cd "$(dirname "$0")/.."
 
@@ -58,13 +60,20 @@ if [[ $TARGETS == *zram* ]]; then
 fi
 
 # case -> "bs qd fio_engine rw"
-declare -A SPEC=([qd1]="4k 1 psync randread" [qd32]="4k 32 io_uring randread" [seq8]="64k 8 io_uring read")
+declare -A SPEC=([qd1]="4k 1 psync randread" [qd32]="4k 32 io_uring randread" [seq8]="64k 8 io_uring read"
+    [qd32t]="4k 32 psync-threads randread" [seq8t]="64k 8 psync-threads read")
 
 run_fio() { # target bs qd engine rw out
-    local extra=()
+    local extra=() engine=$4 depth=$3
     [ "$4" = io_uring ] && extra=(--fixedbufs --registerfiles)
+    # QD synchronous threads, one I/O each, reported as one job.
+    # Sequential: each thread its own equal region (fio's jobs would otherwise all read the
+    # same blocks in step, from the CPU cache on zram).
+    local size=100%
+    [ "$4" = psync-threads ] && { engine=psync; depth=1; extra=(--numjobs="$3" --thread --group_reporting); }
+    [ "$4" = psync-threads ] && [ "$5" = read ] && { size=$((100 / $3))%; extra+=(--offset_increment="$size"); }
     /usr/bin/time -f "%U %S" -o "$6.time" fio --name=b --filename="$1" --direct=1 --bs="$2" \
-        --iodepth="$3" --ioengine="$4" "${extra[@]}" --rw="$5" --size=100% --time_based \
+        --iodepth="$depth" --ioengine="$engine" "${extra[@]}" --rw="$5" --size="$size" --time_based \
         --ramp_time="$RAMP" --runtime="$RUNTIME" --lat_percentiles=1 --clat_percentiles=0 \
         --randrepeat=0 --norandommap --output-format=json > "$6" 2>/dev/null
     python3 - "$6" <<'PY'
@@ -108,7 +117,8 @@ def load(p):
     cpu = st.median(r[2] * 1e6 / (r[0] * T) for r in rows)  # µs per I/O
     return iops, p99, cpu
 f, l = load(sys.argv[1]), load(sys.argv[2])
-names = {"qd1": "4K randread QD1", "qd32": "4K randread QD32", "seq8": "64K seqread QD8"}
+names = {"qd1": "4K randread QD1", "qd32": "4K randread QD32", "seq8": "64K seqread QD8",
+         "qd32t": "4K rr QD32 fio-thr", "seq8t": "64K seq QD8 fio-thr"}
 tgt = "zram" if "zram" in sys.argv[3] else "ext4 file"
 print(f"{tgt:<12} {names[sys.argv[4]]:<18} {f[0]:10.0f} {l[0]:10.0f} {l[0]/f[0]:6.2f} "
       f"{f[1]:8.1f}u {l[1]:8.1f}u {l[1]/f[1]:6.2f} {f[2]:7.2f}u {l[2]:7.2f}u {l[2]/f[2]:6.2f}")

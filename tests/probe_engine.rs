@@ -7,7 +7,7 @@ use laneplan::probe::safety::SafetyChecker;
 use laneplan::probe::target::ProbeTarget;
 use laneplan::probe::workload::{Overrides, Trace, Workload};
 use laneplan::probe::{EngineChoice, ProbeError, ProbeOptions, run};
-use probe_common::{checksum, loop_device, random_file};
+use probe_common::{checksum, loop_device, random_file, zram_device};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
@@ -348,4 +348,74 @@ fn loop_device_writes_need_destroy_flag() {
     let r = go(&l.dev, &o).unwrap();
     assert_eq!(r.devices[0].writes, 200);
     assert_ne!(checksum(&l.backing), before);
+}
+
+// The auto engine: where io_uring punts every I/O to its worker threads (zram), threads
+// calling pread run instead (LP0418); a blk-mq loop device and a file keep the ring.
+#[test]
+fn auto_engine_keeps_the_ring_on_loop_devices_and_files() {
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("t.img");
+    random_file(&f, 4 << 20);
+    let mut o = opts("4k-randread", qd(8, 1), 400);
+    o.engine = EngineChoice::Auto;
+    let r = go(&f, &o).unwrap();
+    assert_eq!(
+        r.workload.engine,
+        laneplan::probe::engine::EngineKind::IoUring
+    );
+    assert!(r.findings.iter().all(|f| f.code != "LP0418"));
+    let Some(l) = loop_device(
+        "auto_engine_keeps_the_ring_on_loop_devices_and_files",
+        4 << 20,
+    ) else {
+        return;
+    };
+    let file = std::sync::Arc::new(std::fs::File::open(&l.dev).unwrap());
+    assert_eq!(
+        laneplan::probe::engine::uring_punts(&file, 4096, 4096, 4 << 20),
+        Some(false)
+    );
+    let r = go(&l.dev, &o).unwrap();
+    assert_eq!(
+        r.workload.engine,
+        laneplan::probe::engine::EngineKind::IoUring
+    );
+    assert!(r.findings.iter().all(|f| f.code != "LP0418"));
+    assert_eq!(r.devices[0].ios, 400);
+}
+
+#[test]
+fn auto_engine_uses_threads_where_io_uring_punts() {
+    let Some(z) = zram_device("auto_engine_uses_threads_where_io_uring_punts", 16 << 20) else {
+        return;
+    };
+    let file = std::sync::Arc::new(std::fs::File::open(&z.dev).unwrap());
+    assert_eq!(
+        laneplan::probe::engine::uring_punts(&file, 4096, 4096, 16 << 20),
+        Some(true)
+    );
+    let mut o = opts("4k-randread", qd(8, 1), 2000);
+    o.engine = EngineChoice::Auto;
+    let r = go(&z.dev, &o).unwrap();
+    assert_eq!(r.workload.engine, laneplan::probe::engine::EngineKind::Sync);
+    let note = r
+        .findings
+        .iter()
+        .find(|f| f.code == "LP0418")
+        .expect("LP0418");
+    assert!(
+        note.message.contains(&z.dev.display().to_string()),
+        "{}",
+        note.message
+    );
+    assert_eq!((r.devices[0].ios, r.devices[0].errors), (2000, 0));
+    // Asked for by name, the ring runs all the same.
+    o.engine = EngineChoice::IoUring;
+    let r = go(&z.dev, &o).unwrap();
+    assert_eq!(
+        r.workload.engine,
+        laneplan::probe::engine::EngineKind::IoUring
+    );
+    assert!(r.findings.iter().all(|f| f.code != "LP0418"));
 }

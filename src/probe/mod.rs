@@ -276,6 +276,40 @@ pub fn select_engine(
     }
 }
 
+/// `--engine auto` where io_uring would punt every I/O on every device to its worker threads
+/// (zram, brd: drivers that take no non-blocking issue). There one `iou-wrk` thread ends up
+/// doing all the I/O in turn, far below what threads calling `pread` reach (zram, 4K QD 32 on
+/// 2 CPUs: about 440k against 780k IOPS; docs/probe.md). Returns the note that says so, or
+/// `None` to keep the ring.
+fn prefer_threads(prepared: &[Prepared]) -> Option<Finding> {
+    let mut names = Vec::new();
+    for p in prepared {
+        // Block devices only: on a file the first reads also punt while the filesystem
+        // loads its extent metadata, which says nothing about the steady state.
+        if !matches!(p.open.kind, TargetKind::BlockDevice { .. }) {
+            return None;
+        }
+        let len = (p.open.align.max(4096)) as u32;
+        if engine::uring_punts(&p.file, len, p.open.mem_align as usize, p.ws) != Some(true) {
+            return None;
+        }
+        names.push(p.target.path.display().to_string());
+    }
+    if names.is_empty() {
+        return None;
+    }
+    Some(
+        Finding::note(
+            "LP0418",
+            format!(
+                "io_uring hands every I/O on {} to a kernel worker thread (the driver takes no non-blocking issue): the pread/pwrite thread engine runs instead, one thread per outstanding I/O",
+                names.join(", ")
+            ),
+        )
+        .with_help("--engine io_uring keeps the ring"),
+    )
+}
+
 /// What one set of devices running at once measured.
 struct SetResult {
     stats: Vec<JobStats>,
@@ -440,9 +474,16 @@ pub fn run(
             "--curve sweeps one device at a time; drop --together".into(),
         ));
     }
-    let (engine, engine_finding) = select_engine(opts.engine, opts.workload.qd)?;
+    let (mut engine, engine_finding) = select_engine(opts.engine, opts.workload.qd)?;
     let (prepared, mut findings) = prepare(targets, opts, checker)?;
     findings.extend(engine_finding);
+    if opts.engine == EngineChoice::Auto
+        && engine == EngineKind::IoUring
+        && let Some(f) = prefer_threads(&prepared)
+    {
+        engine = EngineKind::Sync;
+        findings.push(f);
+    }
     let w = &opts.workload;
     let mut devices = Vec::new();
     let mut total = None;
