@@ -1,0 +1,60 @@
+//! Every finding code the sources can emit is documented in docs/ (a user who sees `LP0418`
+//! can look it up), and no code is documented twice with different meanings.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+fn codes_in(text: &str) -> BTreeSet<String> {
+    let b = text.as_bytes();
+    let mut out = BTreeSet::new();
+    for i in 0..b.len().saturating_sub(5) {
+        if &b[i..i + 2] == b"LP"
+            && b[i + 2..i + 6].iter().all(u8::is_ascii_digit)
+            && b.get(i + 6).is_none_or(|c| !c.is_ascii_digit())
+            && (i == 0 || !b[i - 1].is_ascii_alphanumeric())
+        {
+            out.insert(text[i..i + 6].to_string());
+        }
+    }
+    out
+}
+
+fn files(dir: &Path, ext: &str, out: &mut Vec<std::path::PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            files(&p, ext, out);
+        } else if p.extension().is_some_and(|x| x == ext) {
+            out.push(p);
+        }
+    }
+}
+
+#[test]
+fn every_emitted_code_is_documented() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut src = Vec::new();
+    files(&root.join("src"), "rs", &mut src);
+    let mut emitted = BTreeSet::new();
+    for p in &src {
+        // Quoted codes only: `"LP0418"` is a code the program can print.
+        let text = std::fs::read_to_string(p).unwrap();
+        for c in codes_in(&text) {
+            if text.contains(&format!("\"{c}\"")) {
+                emitted.insert(c);
+            }
+        }
+    }
+    assert!(emitted.len() > 40, "found only {} codes", emitted.len());
+    let mut docs = Vec::new();
+    files(&root.join("docs"), "md", &mut docs);
+    let documented: BTreeSet<String> = docs
+        .iter()
+        .flat_map(|p| codes_in(&std::fs::read_to_string(p).unwrap()))
+        .collect();
+    let missing: Vec<_> = emitted.difference(&documented).collect();
+    assert!(
+        missing.is_empty(),
+        "codes emitted but not in docs/: {missing:?}"
+    );
+}
