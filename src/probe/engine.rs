@@ -599,8 +599,10 @@ pub fn run_sync(p: JobParams) -> JobStats {
                 let mut stats = JobStats::new();
                 let mut buf = AlignedBuf::new(max_bs.next_multiple_of(align), align.max(4096));
                 buf.fill_random(seed ^ t as u64);
+                // The clock is read twice per I/O, around the call; the loop's checks use the
+                // end of the previous one.
+                let mut now = now_ns();
                 loop {
-                    let now = now_ns();
                     if now >= sched.deadline
                         || stop.load(Ordering::Relaxed)
                         || failed.load(Ordering::Relaxed)
@@ -632,8 +634,7 @@ pub fn run_sync(p: JobParams) -> JobStats {
                         }
                         (now, measured)
                     };
-                    // One generator per job, shared by its threads: sequential offsets and
-                    // trace order stay in order.
+                    // Each thread's own generator; a trace's one, shared, keeps its order.
                     let io = match &mut own_gen {
                         Some(g) => g.next_io(),
                         None => match shared_gen.lock() {
@@ -642,6 +643,13 @@ pub fn run_sync(p: JobParams) -> JobStats {
                         },
                     };
                     let slice = &mut buf.as_mut_slice()[..io.len as usize];
+                    // Unscheduled I/O is timed from just before the call, as fio's `lat` is;
+                    // scheduled I/O keeps its scheduled time (no coordinated omission).
+                    let issued = if sched.interval.is_some() {
+                        issued
+                    } else {
+                        now_ns()
+                    };
                     let r = if io.write {
                         file.write_at(slice, io.offset)
                     } else {
@@ -669,6 +677,7 @@ pub fn run_sync(p: JobParams) -> JobStats {
                         }
                     }
                     done.fetch_add(1, Ordering::Relaxed);
+                    now = end;
                 }
                 stats
             })
