@@ -30,12 +30,12 @@ fn drive(id: String, read: f64, write: f64) -> Node {
         NodeKind::Device {
             class: DeviceClass::Nvme,
             part: Some("synthetic".into()),
-            perf: Some(Perf {
+            perf: Some(Box::new(Perf {
                 seq_read_gbs: read,
                 seq_write_gbs: write,
                 rand_read_iops: 1_000_000.0,
                 rand_write_iops: 300_000.0,
-            }),
+            })),
         },
     )
 }
@@ -85,11 +85,11 @@ pub fn platform(n_devices: usize) -> Topology {
             },
         );
         if r % 10 == 9 {
-            rc.limit = Some(NodeLimit {
+            rc.limit = Some(Box::new(NodeLimit {
                 read_gbs: 24.0,
                 write_gbs: 24.0,
                 what: "root complex limit 24 GB/s".into(),
-            });
+            }));
         }
         let rc = t.add_node(rc).expect("fresh id");
         t.link(s, rc, Link::Attach);

@@ -161,7 +161,7 @@ pub enum NodeKind {
     Device {
         class: DeviceClass,
         part: Option<String>,
-        perf: Option<Perf>,
+        perf: Option<Box<Perf>>,
     },
 }
 
@@ -218,7 +218,7 @@ pub struct Node {
     /// A throughput limit of the node itself (a controller's SAS/SATA side, a root complex's
     /// stated limit); the bandwidth analysis (`flow`) counts it on every path through the node.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub limit: Option<NodeLimit>,
+    pub limit: Option<Box<NodeLimit>>,
 }
 
 /// A node's own throughput limit, per direction in GB/s, and what it is.

@@ -8,7 +8,9 @@
 //! Event-driven, so it stays fast on large topologies: the fill level at which each element
 //! saturates is `(capacity - frozen traffic) / unfrozen users`; a heap yields the next event
 //! (a device reaching its demand, or an element saturating). Each device freezes once and
-//! touches the elements on its path: O(devices x path length x log).
+//! touches the elements on its path; an element's event is refreshed lazily, when it comes
+//! out of the heap stale, since freezing can only raise its level: O(devices x path length)
+//! plus O(log) per heap event.
 
 use super::Dir;
 use super::net::Net;
@@ -80,20 +82,22 @@ impl Fill<'_> {
         self.rate[i] = r;
         self.stop[i] = why;
         for &e in &self.net.sources[i].path {
-            let Some(c) = self.cap[e] else { continue };
+            if self.cap[e].is_none() {
+                continue;
+            }
             self.frozen_sum[e] += r;
             self.unfrozen[e] -= 1;
+            // Its event in the heap is now a lower bound; it is brought up to date when it
+            // comes out (see `shares`), not here: one push per freeze and element made the
+            // heap most of the work on large topologies.
             self.version[e] += 1;
-            if self.unfrozen[e] > 0 {
-                let at = ((c - self.frozen_sum[e]) / f64::from(self.unfrozen[e])).max(self.level);
-                self.heap.push(Event {
-                    level: at,
-                    kind: 1,
-                    id: e,
-                    version: self.version[e],
-                });
-            }
         }
+    }
+
+    /// The fill level at which element `e` saturates now.
+    fn saturation(&self, e: usize) -> f64 {
+        let c = self.cap[e].unwrap_or(f64::INFINITY);
+        ((c - self.frozen_sum[e]) / f64::from(self.unfrozen[e])).max(self.level)
     }
 }
 
@@ -150,7 +154,19 @@ pub fn shares(net: &Net, dir: Dir) -> Shares {
             f.level = f.level.max(ev.level);
             f.freeze(ev.id, ev.level, Stop::Demand);
         } else {
-            if ev.version != f.version[ev.id] || f.unfrozen[ev.id] == 0 {
+            if f.unfrozen[ev.id] == 0 {
+                continue;
+            }
+            if ev.version != f.version[ev.id] {
+                // Devices froze below this element since the event was made, which can only
+                // raise its saturation level (each froze at a level <= it): re-queue it there.
+                let level = f.saturation(ev.id);
+                f.heap.push(Event {
+                    level,
+                    kind: 1,
+                    id: ev.id,
+                    version: f.version[ev.id],
+                });
                 continue;
             }
             f.level = f.level.max(ev.level);

@@ -163,7 +163,7 @@ pub fn demand(perf: &Perf, workload: Workload) -> (f64, f64) {
 
 fn device_perf(t: &Topology, ix: NodeIndex) -> Option<(DeviceClass, Option<Perf>)> {
     match &t.node(ix).kind {
-        NodeKind::Device { class, perf, .. } => Some((*class, *perf)),
+        NodeKind::Device { class, perf, .. } => Some((*class, perf.as_deref().copied())),
         _ => None,
     }
 }

@@ -286,10 +286,12 @@ pub fn instantiate(platform: &Platform, catalog: &Catalog, req: &Request) -> (Pl
         );
         n.confidence = r.confidence;
         n.source = r.source.clone();
-        n.limit = r.max_gbs.map(|g| NodeLimit {
-            read_gbs: g,
-            write_gbs: g,
-            what: format!("root complex limit {g} GB/s"),
+        n.limit = r.max_gbs.map(|g| {
+            Box::new(NodeLimit {
+                read_gbs: g,
+                write_gbs: g,
+                what: format!("root complex limit {g} GB/s"),
+            })
         });
         if let Ok(ix) = t.add_node(n) {
             t.link(sock, ix, Link::Attach);
@@ -1045,12 +1047,12 @@ fn place_card(t: &mut Topology, info: &SlotInfo, part: &Part) -> NodeIndex {
         NodeKind::Device {
             class: part.def.class,
             part: Some(part.id().to_string()),
-            perf: part.def.perf,
+            perf: part.def.perf.map(Box::new),
         },
     );
     n.confidence = part.def.confidence;
     n.source = part.def.source.clone();
-    n.limit = storage_side(part);
+    n.limit = storage_side(part).map(Box::new);
     let card = t.add_node(n).unwrap_or(info.slot);
     let max = LinkRate::new(part.generation(), part.width());
     let rate = LinkRate::new(part.generation().min(slot_gen), part.width().min(elec));
@@ -1123,7 +1125,7 @@ fn place_drive(t: &mut Topology, bay: NodeIndex, n: u16, part: &Part) -> NodeInd
         NodeKind::Device {
             class: part.def.class,
             part: Some(part.id().to_string()),
-            perf: part.def.perf,
+            perf: part.def.perf.map(Box::new),
         },
     );
     node.confidence = part.def.confidence;
