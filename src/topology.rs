@@ -425,11 +425,15 @@ impl Topology {
         out
     }
 
+    /// `ix` and the nodes above it, nearest first, without allocating (searches that stop
+    /// early need no whole path). Bounded like `path_to_root`.
+    pub fn ancestors(&self, ix: NodeIndex) -> impl Iterator<Item = NodeIndex> + '_ {
+        std::iter::successors(Some(ix), move |&n| self.parent(n)).take(self.graph.node_count() + 1)
+    }
+
     /// The socket above `ix`, if any.
     pub fn socket_of(&self, ix: NodeIndex) -> Option<NodeIndex> {
-        self.path_to_root(ix)
-            .into_iter()
-            .map(|(n, _)| n)
+        self.ancestors(ix)
             .find(|&n| matches!(self.graph[n].kind, NodeKind::Socket { .. }))
     }
 
@@ -443,10 +447,8 @@ impl Topology {
 
     /// The nearest ancestor (not `ix` itself) matching `pred`.
     pub fn ancestor(&self, ix: NodeIndex, pred: impl Fn(&NodeKind) -> bool) -> Option<NodeIndex> {
-        self.path_to_root(ix)
-            .into_iter()
+        self.ancestors(ix)
             .skip(1)
-            .map(|(n, _)| n)
             .find(|&n| pred(&self.graph[n].kind))
     }
 

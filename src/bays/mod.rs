@@ -612,18 +612,14 @@ fn socket_labels(t: &Topology) -> BTreeMap<u8, (String, Vec<u32>)> {
 }
 
 fn numa_of(t: &Topology, ix: NodeIndex) -> Option<u32> {
-    t.path_to_root(ix)
-        .into_iter()
-        .find_map(|(n, _)| match t.node(n).kind {
-            NodeKind::RootComplex { numa_node, .. } => numa_node,
-            _ => None,
-        })
+    t.ancestors(ix).find_map(|n| match t.node(n).kind {
+        NodeKind::RootComplex { numa_node, .. } => numa_node,
+        _ => None,
+    })
 }
 
 fn rc_of(t: &Topology, ix: NodeIndex) -> Option<NodeIndex> {
-    t.path_to_root(ix)
-        .into_iter()
-        .map(|(n, _)| n)
+    t.ancestors(ix)
         .find(|&n| matches!(t.node(n).kind, NodeKind::RootComplex { .. }))
 }
 

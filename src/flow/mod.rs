@@ -343,25 +343,28 @@ impl FlowReport {
     }
 }
 
-/// Short path of a node for tables: socket, slot, switch, controller and bay labels.
-pub fn short_path(t: &Topology, ix: NodeIndex) -> String {
-    let mut parts: Vec<&str> = t
-        .path_to_root(ix)
-        .into_iter()
-        .skip(1)
-        .map(|(n, _)| t.node(n))
-        .filter(|n| match &n.kind {
-            NodeKind::Socket { .. }
-            | NodeKind::Slot { .. }
-            | NodeKind::Switch { .. }
-            | NodeKind::Bay { .. } => true,
-            NodeKind::Device { class, .. } => {
-                matches!(class, DeviceClass::Raid | DeviceClass::Hba)
-            }
-            _ => false,
-        })
-        .map(|n| n.label.as_str())
-        .collect();
+/// Whether a node is named in short paths: socket, slot, switch, controller and bay.
+fn in_short_path(kind: &NodeKind) -> bool {
+    match kind {
+        NodeKind::Socket { .. }
+        | NodeKind::Slot { .. }
+        | NodeKind::Switch { .. }
+        | NodeKind::Bay { .. } => true,
+        NodeKind::Device { class, .. } => matches!(class, DeviceClass::Raid | DeviceClass::Hba),
+        _ => false,
+    }
+}
+
+/// Short path of a node for tables (`CPU1 > Slot 4 > Bay 12`, the node itself left out).
+pub fn short_path<'t>(t: &'t Topology, ix: NodeIndex, parts: &mut Vec<&'t str>) -> String {
+    parts.clear();
+    parts.extend(
+        t.ancestors(ix)
+            .skip(1)
+            .map(|n| t.node(n))
+            .filter(|n| in_short_path(&n.kind))
+            .map(|n| n.label.as_str()),
+    );
     parts.reverse();
     parts.join(" > ")
 }
@@ -434,6 +437,7 @@ fn assemble(t: &Topology, opts: &Options, net: &Net) -> FlowReport {
         })
     };
 
+    let mut parts = Vec::new();
     let devices: Vec<DeviceFlow> = net
         .sources
         .iter()
@@ -463,7 +467,7 @@ fn assemble(t: &Topology, opts: &Options, net: &Net) -> FlowReport {
                 part,
                 class,
                 socket: socket_idx(s.socket),
-                path: short_path(t, s.node),
+                path: short_path(t, s.node, &mut parts),
                 crosses_sockets: s.path.iter().any(|&e| net.elements[e].sockets.is_some()),
                 read: dd(0),
                 write: dd(1),

@@ -454,9 +454,8 @@ fn node_elements(t: &Topology, ix: NodeIndex, els: &mut Vec<Element>) -> Vec<usi
 
 /// The label users know for where a node sits: its bay or slot, else its own label.
 pub fn place_label(t: &Topology, ix: NodeIndex) -> String {
-    t.path_to_root(ix)
-        .into_iter()
-        .map(|(n, _)| t.node(n))
+    t.ancestors(ix)
+        .map(|n| t.node(n))
         .find(|n| matches!(n.kind, NodeKind::Bay { .. } | NodeKind::Slot { .. }))
         .map(|n| n.label.clone())
         .unwrap_or_else(|| t.node(ix).label.clone())
@@ -570,7 +569,7 @@ fn downtrain(
     let gen_drop = rate.generation < max.generation;
     let mut held = None;
     let mut fix = None;
-    for (ix, _) in t.path_to_root(dev).into_iter().skip(1) {
+    for ix in t.ancestors(dev).skip(1) {
         let n = t.node(ix);
         if fix.is_none() {
             fix = hints.fixes.get(&ix).cloned();

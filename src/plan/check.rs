@@ -222,7 +222,7 @@ pub fn check(plan: &Plan, budget: &Budget, file: Option<&str>) -> Vec<Finding> {
         }
         // Name the passive part that holds it back, and the fix the platform names.
         let mut culprit = None;
-        for (ix, _) in t.path_to_root(d).into_iter().skip(1) {
+        for ix in t.ancestors(d).skip(1) {
             let n = t.node(ix);
             if n.rated_gen.is_some_and(|g| g < max.generation) {
                 culprit = Some(ix);
@@ -232,13 +232,10 @@ pub fn check(plan: &Plan, budget: &Budget, file: Option<&str>) -> Vec<Finding> {
                 break;
             }
         }
-        let bay = t
-            .path_to_root(d)
-            .into_iter()
-            .find_map(|(ix, _)| match t.node(ix).kind {
-                NodeKind::Bay { number } => Some(number),
-                _ => None,
-            });
+        let bay = t.ancestors(d).find_map(|ix| match t.node(ix).kind {
+            NodeKind::Bay { number } => Some(number),
+            _ => None,
+        });
         let upgrade = bay
             .and_then(|b| plan.bays.get(&b))
             .and_then(|b| b.group.upgrade.clone());

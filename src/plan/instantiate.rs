@@ -1155,7 +1155,7 @@ fn place_drive(t: &mut Topology, bay: NodeIndex, n: u16, part: &Part) -> NodeInd
 /// Walks up from a bay to the port that is the drive's link partner, taking the lowest
 /// generation and narrowest width on the way.
 fn train_upstream(t: &Topology, from: NodeIndex, mut g: Gen, mut w: u8) -> (Gen, u8) {
-    for (ix, _) in t.path_to_root(from) {
+    for ix in t.ancestors(from) {
         let node = t.node(ix);
         if let Some(r) = node.rated_gen {
             g = g.min(r);

@@ -74,7 +74,7 @@ fn edge_label(link: &Link, model: Model) -> Option<String> {
 
 /// The cluster a node belongs to: the nearest switch above or at it, else its socket.
 fn cluster_of(t: &Topology, ix: NodeIndex) -> Option<NodeIndex> {
-    t.path_to_root(ix).into_iter().map(|(n, _)| n).find(|&n| {
+    t.ancestors(ix).find(|&n| {
         matches!(
             t.node(n).kind,
             NodeKind::Switch { .. } | NodeKind::Socket { .. }
