@@ -179,3 +179,87 @@ fn block_device_refusals() {
         .success()
         .stdout(predicate::str::contains("\"ios\": 50"));
 }
+
+/// The fio command a run reports runs the same workload: fio (installed by scripts/test.sh;
+/// this test fails without it) accepts it and issues the same number of I/Os.
+#[test]
+fn the_reported_fio_command_runs_the_same_workload() {
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("t.img");
+    random_file(&f, 8 << 20);
+    for (profile, extra, ios) in [
+        ("4k-randread", vec!["--qd", "8"], 400u64),
+        ("64k-seqread", vec!["--qd", "4", "--jobs", "2"], 200),
+        ("sql", vec!["--qd", "4", "--write"], 300),
+        ("4k-randread", vec!["--qd", "1"], 100),
+    ] {
+        let out = lp()
+            .args([
+                "probe",
+                "--profile",
+                profile,
+                "--ios",
+                &ios.to_string(),
+                "--json",
+            ])
+            .args(&extra)
+            .arg(&f)
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let cmd = v["workload"]["fio"]
+            .as_str()
+            .expect("workload.fio")
+            .to_string();
+        assert!(
+            cmd.contains(&format!("--filename={}", f.display())),
+            "{cmd}"
+        );
+        let args: Vec<&str> = cmd.split_whitespace().collect();
+        assert_eq!(args[0], "fio");
+        let run = std::process::Command::new("fio")
+            .args(&args[1..])
+            .arg("--output-format=json")
+            .output()
+            .expect("fio is not installed: run scripts/test.sh, which installs it");
+        assert!(
+            run.status.success(),
+            "{cmd}\n{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        let j: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+        let jobs = j["jobs"].as_array().unwrap();
+        let total: u64 = jobs
+            .iter()
+            .map(|job| {
+                job["read"]["total_ios"].as_u64().unwrap()
+                    + job["write"]["total_ios"].as_u64().unwrap()
+            })
+            .sum();
+        assert_eq!(total, ios, "{profile} {extra:?}: {cmd}");
+        let dev = &v["devices"][0];
+        assert_eq!(dev["ios"].as_u64(), Some(ios));
+    }
+}
+
+/// The README's profile table is what the code says (`--list-profiles`): one source.
+#[test]
+fn readme_lists_every_profile_with_its_fio_options() {
+    use laneplan::probe::workload::{Overrides, PROFILES, Workload};
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    for p in PROFILES {
+        let w = Workload::from_profile(p.name, &Overrides::default()).unwrap();
+        let fio = w
+            .fio_args(laneplan::probe::DEFAULT_WORKING_SET, None)
+            .unwrap();
+        let row = format!("| `{}` | `{fio}` |", p.name);
+        assert!(readme.contains(&row), "README lacks the row {row}");
+    }
+}

@@ -59,6 +59,7 @@ fn report() -> ProbeReport {
             working_set: 0.25,
             trace: None,
             source: None,
+            fio: Some("fio --name=probe --filename=DEV --direct=1 --rw=randread --bs=4k --ioengine=io_uring --iodepth=128 --size=25% --time_based --ramp_time=2 --runtime=10 --norandommap --randrepeat=0 --lat_percentiles=1".into()),
         },
         devices: vec![
             device("nvme0n1", 812_345.6, 412.0, Some((3.3, 100.8))),

@@ -234,6 +234,11 @@ pub fn run(a: ProbeArgs, catalog: &super::plan::CatalogArgs) -> miette::Result<E
                 p.qd,
                 p.description
             );
+            let w = Workload::from_profile(p.name, &Overrides::default())
+                .map_err(|e| miette!("{e}"))?;
+            if let Some(fio) = w.fio_args(laneplan::probe::DEFAULT_WORKING_SET, None) {
+                println!("{:<14} fio {fio}", "");
+            }
         }
         return Ok(ExitCode::SUCCESS);
     }
@@ -386,6 +391,9 @@ pub fn run(a: ProbeArgs, catalog: &super::plan::CatalogArgs) -> miette::Result<E
                 .map(|s| format!(" ({s})"))
                 .unwrap_or_default()
         );
+        if let Some(fio) = &w.fio {
+            println!("same workload in fio: {fio}");
+        }
         println!("{}", render_table(&report));
         for c in &report.curves {
             println!("{}", render_curve_table(c));

@@ -67,7 +67,7 @@ impl ProbeOptions {
             bound: Bound::Time(Duration::from_secs(10)),
             ramp: Duration::from_secs(2),
             rate: None,
-            working_set: 0.25,
+            working_set: DEFAULT_WORKING_SET,
             size: None,
             engine: EngineChoice::Auto,
             write_allowed: false,
@@ -308,6 +308,55 @@ fn prefer_threads(prepared: &[Prepared]) -> Option<Finding> {
         )
         .with_help("--engine io_uring keeps the ring"),
     )
+}
+
+/// The share of each device a run covers unless told (the reviews ran 25 %, fio's `--size=25%`).
+pub const DEFAULT_WORKING_SET: f64 = 0.25;
+
+/// The fio command line for the same workload and bounds on `filename`; `bytes` as in
+/// `Workload::fio_args`.
+pub fn fio_command(
+    w: &Workload,
+    opts: &ProbeOptions,
+    filename: &str,
+    bytes: Option<(u64, u64)>,
+) -> Option<String> {
+    let secs = |d: Duration| {
+        let s = format!("{:.3}", d.as_secs_f64());
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    };
+    let mut c = format!(
+        "fio --name=probe --filename={filename} --direct=1 {}",
+        w.fio_args(opts.working_set, bytes)?
+    );
+    match opts.bound {
+        Bound::Time(d) => c.push_str(&format!(
+            " --time_based --ramp_time={} --runtime={}",
+            secs(opts.ramp),
+            secs(d)
+        )),
+        // Ours counts per device, fio's per job. `--io_size` lets fio, like laneplan, go
+        // round the working set again instead of stopping at its end (enough bytes for the
+        // largest block every time); `--number_ios` stops it at the count.
+        Bound::Ios(n) => {
+            let per_job = n.div_ceil(u64::from(w.jobs.max(1)));
+            c.push_str(&format!(
+                " --io_size={} --number_ios={per_job}",
+                per_job * u64::from(w.bs.max())
+            ));
+        }
+    }
+    if let Some(r) = opts.rate {
+        // Ours is per device, fio's per job.
+        let per_job = r / f64::from(w.jobs.max(1));
+        c.push_str(&format!(" --rate_iops={}", per_job.round() as u64));
+    }
+    if w.pattern == workload::Pattern::Random {
+        // Offsets drawn with replacement, a new sequence every run, as laneplan draws them.
+        c.push_str(" --norandommap --randrepeat=0");
+    }
+    c.push_str(" --lat_percentiles=1");
+    Some(c)
 }
 
 /// What one set of devices running at once measured.
@@ -634,6 +683,10 @@ pub fn run(
             working_set: opts.working_set,
             trace: w.trace.as_ref().map(|t| t.format.to_string()),
             source: w.source.map(str::to_string),
+            fio: match prepared.as_slice() {
+                [p] => fio_command(w, opts, &paths[0], Some((p.ws, p.open.align))),
+                _ => fio_command(w, opts, "DEV", None),
+            },
         },
         devices,
         total,

@@ -263,6 +263,10 @@ pub struct WorkloadInfo {
     pub trace: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
+    /// The fio command line that runs the same workload (absent for traces), to compare
+    /// side by side; `DEV` stands for the target when there are several.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fio: Option<String>,
 }
 
 fn fmt_num(x: f64) -> String {

@@ -180,6 +180,54 @@ impl Workload {
                 .is_some_and(|t| t.ops.iter().any(|o| o.write))
     }
 
+    /// The fio options that issue this workload (`--rw=randread --bs=4k --iodepth=128
+    /// --ioengine=io_uring`), for `working_set` of the target (0..=1). `bytes`, when one
+    /// target is known: its working set in bytes and its alignment, for exact sizes (fio takes
+    /// whole percentages only). Our sequential jobs each walk an equal part of the working
+    /// set: fio's `--offset_increment`. `None` for a trace (fio replays it with
+    /// `--read_iolog=FILE --replay_no_stall=1`).
+    pub fn fio_args(&self, working_set: f64, bytes: Option<(u64, u64)>) -> Option<String> {
+        if self.trace.is_some() {
+            return None;
+        }
+        let mut a = vec![format!("--rw={}", self.fio_rw())];
+        if self.bs.entries.len() == 1 {
+            a.push(format!("--bs={}", self.bs));
+        } else {
+            let split: Vec<String> = self
+                .bs
+                .entries
+                .iter()
+                .map(|&(b, w)| format!("{}/{w}", format_size(u64::from(b))))
+                .collect();
+            a.push(format!("--bssplit={}", split.join(":")));
+        }
+        if !matches!(self.read_pct, 0 | 100) {
+            a.push(format!("--rwmixread={}", self.read_pct));
+        }
+        // One I/O in flight goes as a plain pread, as `--engine auto` does.
+        if self.qd == 1 {
+            a.push("--ioengine=psync".into());
+        } else {
+            a.push(format!("--ioengine=io_uring --iodepth={}", self.qd));
+        }
+        // `share` of the working set: in bytes where known, else whole percent.
+        let size = |jobs: u64| match bytes {
+            Some((ws, align)) => (ws / jobs / align.max(1) * align.max(1)).to_string(),
+            None => format!("{}%", ((working_set * 100.0 / jobs as f64) as u64).max(1)),
+        };
+        if self.jobs > 1 {
+            a.push(format!("--numjobs={} --group_reporting", self.jobs));
+            if self.pattern == Pattern::Sequential {
+                let part = size(u64::from(self.jobs));
+                a.push(format!("--size={part} --offset_increment={part}"));
+                return Some(a.join(" "));
+            }
+        }
+        a.push(format!("--size={}", size(1)));
+        Some(a.join(" "))
+    }
+
     /// fio `--rw` for this pattern and mix.
     pub fn fio_rw(&self) -> &'static str {
         match (self.pattern, self.read_pct) {
@@ -793,6 +841,39 @@ mod tests {
         assert_eq!(offs[0], 512 << 10);
         assert_eq!(offs[1], (512 << 10) + 65536);
         assert_eq!(offs[8], 512 << 10, "wraps after 8 x 64k");
+    }
+
+    #[test]
+    fn fio_args_for_profiles_overrides_and_known_sizes() {
+        let w = Workload::from_profile("oracle", &Overrides::default()).unwrap();
+        assert_eq!(
+            w.fio_args(0.25, None).unwrap(),
+            "--rw=randrw --bssplit=8k/99:1m/1 --rwmixread=70 --ioengine=io_uring --iodepth=64 --size=25%"
+        );
+        let o = Overrides {
+            qd: Some(1),
+            ..Default::default()
+        };
+        let w = Workload::from_profile("4k-randread", &o).unwrap();
+        assert_eq!(
+            w.fio_args(1.0, None).unwrap(),
+            "--rw=randread --bs=4k --ioengine=psync --size=100%"
+        );
+        // Three sequential jobs over 25 % of 1 GiB: fio takes whole percentages only, so the
+        // known size goes in bytes, each job's part aligned down like laneplan's.
+        let o = Overrides {
+            jobs: Some(3),
+            ..Default::default()
+        };
+        let w = Workload::from_profile("64k-seqread", &o).unwrap();
+        assert_eq!(
+            w.fio_args(0.25, Some((1 << 28, 4096))).unwrap(),
+            "--rw=read --bs=64k --ioengine=io_uring --iodepth=16 --numjobs=3 --group_reporting --size=89477120 --offset_increment=89477120"
+        );
+        assert_eq!(
+            w.fio_args(0.25, None).unwrap(),
+            "--rw=read --bs=64k --ioengine=io_uring --iodepth=16 --numjobs=3 --group_reporting --size=8% --offset_increment=8%"
+        );
     }
 
     #[test]
