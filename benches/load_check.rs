@@ -117,7 +117,13 @@ fn main() {
         let reps = std::env::var("LANEPLAN_BENCH_REPS")
             .ok()
             .and_then(|r| r.parse().ok());
-        child(n, reps.unwrap_or(if n >= 50_000 { 3 } else { 7 }));
+        // Small sizes take a few milliseconds: more runs steady their medians.
+        let default_reps = match n {
+            0..=1_000 => 31,
+            1_001..=10_000 => 11,
+            _ => 3,
+        };
+        child(n, reps.unwrap_or(default_reps));
         return;
     }
     let quick = !std::env::args().any(|a| a == "--bench");
