@@ -10,23 +10,13 @@ fn lp() -> Command {
     Command::cargo_bin("laneplan").unwrap()
 }
 
-#[test]
-fn json_shape() {
-    let d = tempfile::tempdir().unwrap();
-    let f = d.path().join("t.img");
-    random_file(&f, 1 << 20);
+/// `laneplan probe ARGS... TARGET --json` that must succeed: its JSON.
+fn probe_json(args: &[&str], target: &std::path::Path) -> serde_json::Value {
     let out = lp()
-        .args([
-            "probe",
-            "--ios",
-            "250",
-            "--qd",
-            "4",
-            "--json",
-            "--ceiling-read",
-            "2.5",
-        ])
-        .arg(&f)
+        .arg("probe")
+        .args(args)
+        .arg("--json")
+        .arg(target)
         .output()
         .unwrap();
     assert_eq!(
@@ -35,7 +25,15 @@ fn json_shape() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn json_shape() {
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("t.img");
+    random_file(&f, 1 << 20);
+    let v = probe_json(&["--ios", "250", "--qd", "4", "--ceiling-read", "2.5"], &f);
     assert_eq!(v["schema_version"], 1);
     assert_eq!(v["mode"], "sequential");
     assert_eq!(v["workload"]["name"], "4k-randread (custom)");
@@ -193,26 +191,10 @@ fn the_reported_fio_command_runs_the_same_workload() {
         ("sql", vec!["--qd", "4", "--write"], 300),
         ("4k-randread", vec!["--qd", "1"], 100),
     ] {
-        let out = lp()
-            .args([
-                "probe",
-                "--profile",
-                profile,
-                "--ios",
-                &ios.to_string(),
-                "--json",
-            ])
-            .args(&extra)
-            .arg(&f)
-            .output()
-            .unwrap();
-        assert_eq!(
-            out.status.code(),
-            Some(0),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let n = ios.to_string();
+        let mut args = vec!["--profile", profile, "--ios", &n];
+        args.extend(&extra);
+        let v = probe_json(&args, &f);
         let cmd = v["workload"]["fio"]
             .as_str()
             .expect("workload.fio")
