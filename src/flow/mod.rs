@@ -143,11 +143,12 @@ pub struct Options {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Limit {
     /// `device` or an element kind (`link`, `switch-uplink`, ...).
-    pub kind: String,
+    pub kind: &'static str,
     /// The element's id.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub element: Option<String>,
-    pub label: String,
+    /// Borrowed for the common case (the device itself): four limits per device add up.
+    pub label: std::borrow::Cow<'static, str>,
     /// The fix the platform names (a Gen4 backplane kit).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fix: Option<String>,
@@ -156,7 +157,7 @@ pub struct Limit {
 impl Limit {
     fn device() -> Limit {
         Limit {
-            kind: "device".into(),
+            kind: "device",
             element: None,
             label: "the device itself (its spec)".into(),
             fix: None,
@@ -171,9 +172,9 @@ impl Limit {
             fix = d.fix.clone();
         }
         Limit {
-            kind: kind_name(el.kind).into(),
+            kind: kind_name(el.kind),
             element: Some(el.id.clone()),
-            label,
+            label: label.into(),
             fix,
         }
     }
@@ -376,7 +377,7 @@ pub fn analyze(
     hints: &Hints,
 ) -> Result<(FlowReport, Vec<Finding>), NetError> {
     let net = Net::build(t, opts, hints)?;
-    let report = assemble(t, opts, &net);
+    let report = assemble(t, opts, net);
     let findings = findings::findings(t, opts, &report);
     Ok((report, findings))
 }
@@ -416,14 +417,15 @@ pub fn attach(report: &mut Report, opts: &Options) -> Result<FlowReport, NetErro
     Ok(flow)
 }
 
-fn assemble(t: &Topology, opts: &Options, net: &Net) -> FlowReport {
+/// Takes the network by value: its elements move into the report instead of being copied.
+fn assemble(t: &Topology, opts: &Options, mut net: Net) -> FlowReport {
     let users = net.users();
     let mut per_dir = Vec::new();
     for dir in Dir::BOTH {
-        let alone = ceiling::alone(net, dir);
-        let offered = ceiling::offered(net, dir);
-        let shares = fair::shares(net, dir);
-        let mf = maxflow::max_flow(net, dir);
+        let alone = ceiling::alone(&net, dir);
+        let offered = ceiling::offered(&net, dir);
+        let shares = fair::shares(&net, dir);
+        let mf = maxflow::max_flow(&net, dir);
         per_dir.push((dir, alone, offered, shares, mf));
     }
     let limit_of = |c: Option<usize>| match c {
@@ -476,9 +478,9 @@ fn assemble(t: &Topology, opts: &Options, net: &Net) -> FlowReport {
         })
         .collect();
 
-    let elements: Vec<ElementFlow> = net
-        .elements
-        .iter()
+    let moved = std::mem::take(&mut net.elements);
+    let elements: Vec<ElementFlow> = moved
+        .into_iter()
         .enumerate()
         .map(|(e, el)| {
             let ed = |k: usize| {
@@ -505,11 +507,12 @@ fn assemble(t: &Topology, opts: &Options, net: &Net) -> FlowReport {
                     },
                 }
             };
+            let (read, write) = (ed(0), ed(1));
             ElementFlow {
-                element: el.clone(),
+                element: el,
                 devices: users[e].len(),
-                read: ed(0),
-                write: ed(1),
+                read,
+                write,
             }
         })
         .collect();

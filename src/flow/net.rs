@@ -212,6 +212,8 @@ impl Net {
             targets: targets.clone(),
             ..Default::default()
         };
+        // About one element per link, sized once rather than by doubling.
+        net.elements.reserve(t.graph.edge_count());
         // Memo per node: the elements from it (its own limits, then the link above it, and so
         // on) up to its socket, and the socket. Every node is walked once.
         type Suffix = std::rc::Rc<(Vec<usize>, Option<NodeIndex>)>;

@@ -8,7 +8,7 @@ use std::fmt::Write;
 fn cap_cell(read: &Limit, write: &Limit) -> String {
     let one = |l: &Limit| match &l.fix {
         Some(f) => format!("{}\nfix: {f}", l.label),
-        None => l.label.clone(),
+        None => l.label.to_string(),
     };
     if read == write {
         one(read)
