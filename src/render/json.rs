@@ -79,23 +79,31 @@ pub fn findings(f: &[Finding]) -> Value {
     serde_json::to_value(f).unwrap_or(Value::Null)
 }
 
+/// What every plan document starts with: the plan's identity and the given findings.
+fn plan_header(r: &Report, found: &[Finding]) -> serde_json::Map<String, Value> {
+    [
+        ("schema_version", json!(SCHEMA_VERSION)),
+        ("platform", json!(r.plan.platform_id)),
+        ("platform_name", json!(r.plan.platform_name)),
+        ("build", json!(r.plan.build_name)),
+        ("file", json!(r.file)),
+        ("options", json!(r.plan.options)),
+        ("findings", findings(found)),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect()
+}
+
 /// `show` and `check` share one document shape.
 pub fn report(r: &Report, extra: Option<(&str, Value)>) -> Value {
-    let mut v = json!({
-        "schema_version": SCHEMA_VERSION,
-        "platform": r.plan.platform_id,
-        "platform_name": r.plan.platform_name,
-        "build": r.plan.build_name,
-        "file": r.file,
-        "options": r.plan.options,
-        "findings": findings(&r.findings),
-        "budget": budget(&r.budget),
-        "topology": topology(&r.plan.topology),
-    });
-    if let (Some((k, x)), Some(obj)) = (extra, v.as_object_mut()) {
-        obj.insert(k.to_string(), x);
+    let mut v = plan_header(r, &r.findings);
+    v.insert("budget".into(), budget(&r.budget));
+    v.insert("topology".into(), topology(&r.plan.topology));
+    if let Some((k, x)) = extra {
+        v.insert(k.to_string(), x);
     }
-    v
+    Value::Object(v)
 }
 
 /// The `bandwidth` object (docs/JSON.md, section "bandwidth").
@@ -105,16 +113,9 @@ pub fn bandwidth(f: &crate::flow::FlowReport) -> Value {
 
 /// `laneplan flow --json`: the plan's identity, the bandwidth object and its findings.
 pub fn flow_document(r: &Report, f: &crate::flow::FlowReport, found: &[Finding]) -> Value {
-    json!({
-        "schema_version": SCHEMA_VERSION,
-        "platform": r.plan.platform_id,
-        "platform_name": r.plan.platform_name,
-        "build": r.plan.build_name,
-        "file": r.file,
-        "options": r.plan.options,
-        "findings": findings(found),
-        "bandwidth": bandwidth(f),
-    })
+    let mut v = plan_header(r, found);
+    v.insert("bandwidth".into(), bandwidth(f));
+    Value::Object(v)
 }
 
 /// The parts catalogue (`laneplan parts --json`).
