@@ -374,14 +374,22 @@ impl Topology {
 
     /// Children in insertion order (stable output).
     pub fn children(&self, ix: NodeIndex) -> Vec<NodeIndex> {
-        let mut out: Vec<(EdgeIndex, NodeIndex)> = self
-            .graph
-            .edges_directed(ix, Direction::Outgoing)
-            .filter(|e| !matches!(e.weight(), Link::Fabric { .. }))
-            .map(|e| (e.id(), e.target()))
-            .collect();
-        out.sort();
-        out.into_iter().map(|(_, n)| n).collect()
+        let mut kids = Vec::new();
+        self.children_into(ix, &mut kids);
+        kids.into_iter().map(|(_, n)| n).collect()
+    }
+
+    /// `ix`'s children with their edges, in insertion (edge) order, into `kids` (cleared
+    /// first): the one definition of a child, for callers that reuse a buffer.
+    fn children_into(&self, ix: NodeIndex, kids: &mut Vec<(EdgeIndex, NodeIndex)>) {
+        kids.clear();
+        kids.extend(
+            self.graph
+                .edges_directed(ix, Direction::Outgoing)
+                .filter(|e| !matches!(e.weight(), Link::Fabric { .. }))
+                .map(|e| (e.id(), e.target())),
+        );
+        kids.sort_unstable();
     }
 
     /// Sockets, ordered by index.
@@ -488,14 +496,7 @@ impl Topology {
         let mut kids: Vec<(EdgeIndex, NodeIndex)> = Vec::new();
         while let Some(ix) = stack.pop() {
             out.push(ix);
-            kids.clear();
-            kids.extend(
-                self.graph
-                    .edges_directed(ix, Direction::Outgoing)
-                    .filter(|e| !matches!(e.weight(), Link::Fabric { .. }))
-                    .map(|e| (e.id(), e.target())),
-            );
-            kids.sort_unstable();
+            self.children_into(ix, &mut kids);
             stack.extend(kids.iter().rev().map(|&(_, n)| n));
         }
         out

@@ -609,7 +609,10 @@ pub fn run_sync(p: JobParams) -> JobStats {
                     {
                         break;
                     }
-                    let (issued, measured) = if sched.interval.is_some() {
+                    // `scheduled`: the issue time a rate limit fixed (latency runs from it,
+                    // no coordinated omission); otherwise I/O is timed from just before the
+                    // call, as fio's `lat` is.
+                    let (scheduled, measured) = if sched.interval.is_some() {
                         let k = ticket.fetch_add(1, Ordering::Relaxed);
                         if let Some(n) = sched.count
                             && k >= sched.first_measured + n
@@ -623,7 +626,7 @@ pub fn run_sync(p: JobParams) -> JobStats {
                         if at > now {
                             std::thread::sleep(Duration::from_nanos(at - now));
                         }
-                        (at, k >= sched.first_measured)
+                        (Some(at), k >= sched.first_measured)
                     } else {
                         let measured = now >= sched.ramp_end;
                         if measured
@@ -632,7 +635,7 @@ pub fn run_sync(p: JobParams) -> JobStats {
                         {
                             break;
                         }
-                        (now, measured)
+                        (None, measured)
                     };
                     // Each thread's own generator; a trace's one, shared, keeps its order.
                     let io = match &mut own_gen {
@@ -643,13 +646,7 @@ pub fn run_sync(p: JobParams) -> JobStats {
                         },
                     };
                     let slice = &mut buf.as_mut_slice()[..io.len as usize];
-                    // Unscheduled I/O is timed from just before the call, as fio's `lat` is;
-                    // scheduled I/O keeps its scheduled time (no coordinated omission).
-                    let issued = if sched.interval.is_some() {
-                        issued
-                    } else {
-                        now_ns()
-                    };
+                    let issued = scheduled.unwrap_or_else(now_ns);
                     let r = if io.write {
                         file.write_at(slice, io.offset)
                     } else {
