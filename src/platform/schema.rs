@@ -23,6 +23,10 @@ pub struct PlatformFile {
     pub form: String,
     #[serde(default)]
     pub source: Option<String>,
+    /// Product names the host's DMI reports (`sys/class/dmi/id/product_name`, e.g.
+    /// `PowerEdge R740xd`), matched whole and case-insensitively to tell the platform of a host.
+    #[serde(default)]
+    pub dmi_names: Vec<String>,
     #[serde(default, rename = "socket")]
     pub sockets: Vec<SocketDef>,
     #[serde(default, rename = "fabric")]
@@ -162,6 +166,10 @@ pub struct SlotDef {
     /// Highest generation the riser and slot carry; defaults to the root complex's.
     #[serde(default, rename = "gen")]
     pub generation: Option<S<u8>>,
+    /// The physical slot number the host reports for this slot (sysfs `slots/N`, lspci
+    /// `Physical Slot: N`, the Slot Capabilities' number), where a real host shows it.
+    #[serde(default)]
+    pub slot_number: Option<S<u32>>,
     #[serde(default)]
     pub confidence: Confidence,
     #[serde(default)]
@@ -266,6 +274,11 @@ pub struct BayGroupDef {
     /// Whether bay numbers run along the rows (default) or down the columns.
     #[serde(default)]
     pub order: Option<BayOrder>,
+    /// Physical slot numbers the host reports for these bays' ports, in the same syntax as
+    /// `bays` and with one number per bay, in bay order (`bays = "0-11"`,
+    /// `slot_numbers = "160-171"`). NVMe bays only.
+    #[serde(default)]
+    pub slot_numbers: Option<S<String>>,
     #[serde(default)]
     pub confidence: Confidence,
     #[serde(default)]
@@ -417,8 +430,26 @@ pub struct PartDef {
     pub storage_gbps: Option<f64>,
     #[serde(default)]
     pub perf: Option<Perf>,
+    /// The PCI identities this part shows on a host: `id = "1000:0097"` (vendor:device) and,
+    /// where one chip serves several products, `subsystem = "1028:1f53"`.
+    #[serde(default)]
+    pub pci: Vec<PciIdDef>,
     #[serde(default)]
     pub confidence: Confidence,
+    #[serde(default)]
+    pub source: Option<String>,
+}
+
+/// One PCI identity of a part.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PciIdDef {
+    /// `vendor:device` in hex, as `lspci -nn` prints it (`1000:0097`).
+    pub id: S<String>,
+    /// `subsystem vendor:device` in hex (`1028:1f53`), where it tells products apart.
+    #[serde(default)]
+    pub subsystem: Option<S<String>>,
+    /// Where the ids come from (pci.ids, a real capture, a vendor document).
     #[serde(default)]
     pub source: Option<String>,
 }
