@@ -24,7 +24,8 @@ pub struct AuditArgs {
     /// Print the audit as JSON on stdout (schema: docs/audit-json.md).
     #[arg(long)]
     pub json: bool,
-    /// Also write a node_exporter textfile (atomically: temp file + rename).
+    /// Also write a node_exporter textfile (atomically: temp file + rename; a symlink's
+    /// target is replaced; an existing file keeps its mode; devices and FIFOs are refused).
     #[arg(long, value_name = "FILE")]
     pub prometheus: Option<PathBuf>,
     /// Correctable AER errors above this count are a warning.
@@ -54,13 +55,7 @@ pub fn run(args: AuditArgs, catalog: &super::plan::CatalogArgs) -> miette::Resul
         aer_threshold: args.aer_threshold,
     };
     let mut audit = match &args.lspci {
-        Some(p) => {
-            let bytes = std::fs::read(p)
-                .into_diagnostic()
-                .wrap_err_with(|| format!("cannot read {}", p.display()))?;
-            let text = String::from_utf8_lossy(&bytes);
-            host::audit_lspci(&text, &p.display().to_string(), opts)
-        }
+        Some(p) => host::audit_lspci_file(p, opts)?,
         None => {
             if !args.sysfs_root.join("sys").is_dir() {
                 return Err(miette!(
@@ -68,12 +63,19 @@ pub fn run(args: AuditArgs, catalog: &super::plan::CatalogArgs) -> miette::Resul
                     args.sysfs_root.display()
                 ));
             }
-            host::audit_sysfs(&args.sysfs_root, args.pci_ids.as_deref(), opts)
+            match &args.pci_ids {
+                // Named by the user: missing or bad is an error, not a fallback.
+                Some(p) => {
+                    let ids = host::names::IdsFile::open(p)?;
+                    host::audit_sysfs_names(&args.sysfs_root, &ids, opts)
+                }
+                None => host::audit_sysfs(&args.sysfs_root, None, opts),
+            }
         }
     };
     let diff = super::plan::against(catalog, args.against.as_deref(), &mut audit)?;
     if let Some(p) = &args.prometheus {
-        render::write_atomic(p, &render::prometheus(&audit))
+        laneplan::outfile::write(p, render::prometheus(&audit).as_bytes())
             .into_diagnostic()
             .wrap_err_with(|| format!("cannot write {}", p.display()))?;
     }

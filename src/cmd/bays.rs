@@ -46,13 +46,7 @@ pub struct BaysArgs {
 fn audit_of(args: &BaysArgs) -> Result<Option<laneplan::host::audit::Audit>> {
     let opts = laneplan::host::audit::AuditOptions::default();
     if let Some(p) = &args.lspci {
-        let bytes = std::fs::read(p).map_err(|e| miette!("cannot read {}: {e}", p.display()))?;
-        let text = String::from_utf8_lossy(&bytes);
-        return Ok(Some(laneplan::host::audit_lspci(
-            &text,
-            &p.display().to_string(),
-            opts,
-        )));
+        return Ok(Some(laneplan::host::audit_lspci_file(p, opts)?));
     }
     let root = match (&args.sysfs_root, args.host) {
         (Some(r), _) => r.clone(),
@@ -119,7 +113,7 @@ pub fn bays(args: &BaysArgs, cat: &CatalogArgs) -> Result<ExitCode> {
                 .write_all(svg.as_bytes())
                 .into_diagnostic()?;
         } else {
-            std::fs::write(path, svg)
+            laneplan::outfile::write(path, svg.as_bytes())
                 .map_err(|e| miette!("cannot write {}: {e}", path.display()))?;
             eprintln!("wrote {}", path.display());
         }

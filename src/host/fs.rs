@@ -205,20 +205,40 @@ impl SysFs {
         }
     }
 
-    /// Reads a file's bytes (config space).
+    /// Reads a file's bytes (config space), at most [`cap_for`] of its kind.
+    ///
+    /// The leaf is resolved inside the root like every directory above it (a capture's
+    /// `vendor -> /etc/passwd` reads `<root>/etc/passwd`, as `gather` would have stored it),
+    /// and only a regular file is opened: a FIFO, device node or socket is reported, never
+    /// opened, so a capture cannot hang or flood the reader.
     pub fn read_bytes(&self, rel: &str) -> Result<Vec<u8>, FsError> {
         let (dir, name) = split(rel);
         let dir = self.canonical(dir)?;
         let full = join(&dir, name);
-        if self.record.is_some() {
-            // Record mode takes the careful path: the leaf may itself be a link.
+        let cap = cap_for(&full);
+        // One lstat tells a plain file (the common case: open it) from a link (resolve it
+        // inside the root first) and from anything that must not be opened.
+        let meta = std::fs::symlink_metadata(self.abs(&full))
+            .map_err(|e| FsError::new(rel, io_reason(&e)))?;
+        let canon = if meta.file_type().is_symlink() {
             let canon = self.canonical(&full)?;
-            let data =
-                read_small(&self.abs(&canon)).map_err(|e| FsError::new(rel, io_reason(&e)))?;
-            self.note(&canon, Touched::File);
-            return Ok(data);
-        }
-        read_small(&self.abs(&full)).map_err(|e| FsError::new(rel, io_reason(&e)))
+            let meta = std::fs::symlink_metadata(self.abs(&canon))
+                .map_err(|e| FsError::new(rel, io_reason(&e)))?;
+            check_regular(rel, &meta)?;
+            canon
+        } else {
+            check_regular(rel, &meta)?;
+            full
+        };
+        let data = read_capped(&self.abs(&canon), cap).map_err(|e| match e {
+            CappedError::Io(e) => FsError::new(rel, io_reason(&e)),
+            CappedError::TooLarge => FsError::new(
+                rel,
+                format!("larger than {}: not a sysfs attribute", human(cap)),
+            ),
+        })?;
+        self.note(&canon, Touched::File);
+        Ok(data)
     }
 
     /// Names in a directory, sorted.
@@ -287,26 +307,158 @@ impl SysFs {
     }
 }
 
-/// Reads a file without the stat `std::fs::read` does first (sysfs sizes are fake anyway).
-fn read_small(p: &Path) -> std::io::Result<Vec<u8>> {
+/// Largest sysfs attribute read (a page is 4 KiB; `resource` and friends stay far below).
+pub const ATTR_CAP: u64 = 64 << 10;
+/// Largest `config` read: PCIe extended configuration space is 4 KiB.
+pub const CONFIG_CAP: u64 = 4 << 10;
+/// Largest `/proc` table read (`/proc/mounts` of a host with thousands of mounts).
+pub const PROC_CAP: u64 = 16 << 20;
+/// Largest `pci.ids` read (the full database is about 1.5 MiB).
+pub const PCI_IDS_CAP: u64 = 64 << 20;
+/// Largest `lspci -vvnn` dump read (a 2,000-function host prints about 5 MiB).
+pub const LSPCI_CAP: u64 = 256 << 20;
+
+/// The read limit for a root-relative path, by file kind.
+pub fn cap_for(rel: &str) -> u64 {
+    let name = split(rel).1;
+    if rel.starts_with("proc/") {
+        PROC_CAP
+    } else if name == "pci.ids" {
+        PCI_IDS_CAP
+    } else if name == "config" {
+        CONFIG_CAP
+    } else {
+        ATTR_CAP
+    }
+}
+
+/// `64 KiB`, `256 MiB`.
+pub fn human(bytes: u64) -> String {
+    if bytes >= 1 << 20 && bytes.is_multiple_of(1 << 20) {
+        format!("{} MiB", bytes >> 20)
+    } else if bytes >= 1 << 10 && bytes.is_multiple_of(1 << 10) {
+        format!("{} KiB", bytes >> 10)
+    } else {
+        format!("{bytes} bytes")
+    }
+}
+
+/// What a file that is not a regular file is, for messages (`None` for a regular file).
+pub fn odd_kind(ft: &std::fs::FileType) -> Option<&'static str> {
+    use std::os::unix::fs::FileTypeExt;
+    if ft.is_file() {
+        None
+    } else if ft.is_dir() {
+        Some("a directory")
+    } else if ft.is_fifo() {
+        Some("a FIFO")
+    } else if ft.is_char_device() {
+        Some("a character device")
+    } else if ft.is_block_device() {
+        Some("a block device")
+    } else if ft.is_socket() {
+        Some("a socket")
+    } else if ft.is_symlink() {
+        Some("a symlink")
+    } else {
+        Some("not a regular file")
+    }
+}
+
+fn check_regular(rel: &str, meta: &std::fs::Metadata) -> Result<(), FsError> {
+    match odd_kind(&meta.file_type()) {
+        None => Ok(()),
+        Some(k) => Err(FsError::new(
+            rel,
+            format!("not a regular file ({k}): skipped"),
+        )),
+    }
+}
+
+/// Why a capped read failed.
+#[derive(Debug)]
+pub enum CappedError {
+    Io(std::io::Error),
+    /// More than the cap.
+    TooLarge,
+}
+
+/// Reads at most `cap` bytes of a file the caller checked to be regular. It opens without
+/// following a final symlink and without blocking (a file swapped for a FIFO after the check
+/// reads as empty instead of hanging), and skips the stat `std::fs::read` does first (sysfs
+/// sizes are fake anyway).
+fn read_capped(p: &Path, cap: u64) -> Result<Vec<u8>, CappedError> {
     use std::io::Read;
-    let mut f = std::fs::File::open(p)?;
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut f = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(p)
+        .map_err(CappedError::Io)?;
     let mut buf = Vec::new();
     let mut chunk = [0u8; 4096];
     loop {
         match f.read(&mut chunk) {
             Ok(0) => return Ok(buf),
-            // A short read of a regular file or a sysfs attribute is its end: skip the
-            // extra read that would return 0 (half the audit's syscalls otherwise).
-            Ok(n) if n < chunk.len() => {
+            Ok(n) => {
+                if (buf.len() + n) as u64 > cap {
+                    return Err(CappedError::TooLarge);
+                }
                 buf.extend_from_slice(&chunk[..n]);
-                return Ok(buf);
+                // A short read of a regular file or a sysfs attribute is its end: skip the
+                // extra read that would return 0 (half the audit's syscalls otherwise).
+                if n < chunk.len() {
+                    return Ok(buf);
+                }
             }
-            Ok(n) => buf.extend_from_slice(&chunk[..n]),
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
+            Err(e) => return Err(CappedError::Io(e)),
         }
     }
+}
+
+/// Reads a file named on the command line (`--lspci`, `--pci-ids`), at most `cap` bytes.
+///
+/// Symlinks are followed (the user named the path). A regular file is read; a FIFO or pipe
+/// (`--lspci <(ssh host lspci -vvnn)`) is opened without blocking, so a FIFO nobody writes
+/// reads as empty instead of hanging, then read to its end; a directory, device node or
+/// socket is refused without being opened. The error says why, without the path.
+pub fn read_input(path: &Path, cap: u64) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+    let meta = std::fs::metadata(path).map_err(|e| io_reason(&e))?;
+    let ft = meta.file_type();
+    let pipe = ft.is_fifo();
+    if !pipe && let Some(kind) = odd_kind(&ft) {
+        return Err(format!("is {kind}, not a file"));
+    }
+    if !pipe && meta.len() > cap {
+        return Err(format!(
+            "is {} bytes, more than the {} this input may be",
+            meta.len(),
+            human(cap)
+        ));
+    }
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .map_err(|e| io_reason(&e))?;
+    if pipe {
+        // Opened without waiting for a writer; now wait for data like `cat` would (a pipe
+        // with no writer reads as end of file at once).
+        let fl = rustix::fs::fcntl_getfl(&f).map_err(|e| e.to_string())?;
+        rustix::fs::fcntl_setfl(&f, fl - rustix::fs::OFlags::NONBLOCK)
+            .map_err(|e| e.to_string())?;
+    }
+    let mut buf = Vec::new();
+    f.take(cap + 1)
+        .read_to_end(&mut buf)
+        .map_err(|e| io_reason(&e))?;
+    if buf.len() as u64 > cap {
+        return Err(format!("is more than the {} this input may be", human(cap)));
+    }
+    Ok(buf)
 }
 
 /// `a/b/c` -> (`a/b`, `c`).

@@ -24,26 +24,36 @@ pub struct Gathered {
 /// Reads the host below `root` as the audit does, and archives what it read to `out`.
 pub fn gather(root: &Path, out: &Path, opts: AuditOptions) -> std::io::Result<Gathered> {
     let fs = SysFs::recording(root);
+    // The audit reads the host's own pci.ids through the recording reader (names then match
+    // on replay), so it is in `touched` like everything else.
     let audit = super::audit_with(&fs, None, opts);
-    let mut touched = fs.touched();
-    // The host's own pci.ids keeps names identical on replay.
-    for rel in ["usr/share/misc/pci.ids", "usr/share/hwdata/pci.ids"] {
-        if root.join(rel).is_file() {
-            touched.insert(rel.to_string(), Touched::File);
-            break;
-        }
-    }
-    let dir = match out.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => std::path::PathBuf::from("."),
-    };
-    let tmp = tempfile::NamedTempFile::new_in(&dir)?;
-    let gz = GzEncoder::new(tmp.reopen()?, Compression::default());
+    let touched = fs.touched();
+    let mut counts = (0, 0, 0);
+    crate::outfile::write_with(out, |file| {
+        counts = archive(&fs, &touched, file)?;
+        Ok(())
+    })?;
+    let (files, links, dirs) = counts;
+    Ok(Gathered {
+        files,
+        links,
+        dirs,
+        audit,
+    })
+}
+
+/// Writes the `.tar.gz` of what was read; returns (files, links, directories).
+fn archive(
+    fs: &SysFs,
+    touched: &std::collections::BTreeMap<String, Touched>,
+    file: &mut std::fs::File,
+) -> std::io::Result<(usize, usize, usize)> {
+    let gz = GzEncoder::new(file, Compression::default());
     let mut tar = tar::Builder::new(gz);
     tar.follow_symlinks(false);
     let (mut files, mut links, mut dirs) = (0, 0, 0);
     let mut made: BTreeSet<String> = BTreeSet::new();
-    let add_dir = |tar: &mut tar::Builder<GzEncoder<std::fs::File>>,
+    let add_dir = |tar: &mut tar::Builder<GzEncoder<&mut std::fs::File>>,
                    rel: &str,
                    made: &mut BTreeSet<String>|
      -> std::io::Result<usize> {
@@ -66,7 +76,7 @@ pub fn gather(root: &Path, out: &Path, opts: AuditOptions) -> std::io::Result<Ga
         }
         Ok(n)
     };
-    for (rel, what) in &touched {
+    for (rel, what) in touched {
         let parent = super::fs::split(rel).0;
         if !parent.is_empty() {
             dirs += add_dir(&mut tar, parent, &mut made)?;
@@ -76,7 +86,8 @@ pub fn gather(root: &Path, out: &Path, opts: AuditOptions) -> std::io::Result<Ga
                 dirs += add_dir(&mut tar, rel, &mut made)?;
             }
             Touched::File => {
-                let Ok(data) = std::fs::read(root.join(rel)) else {
+                // The same confined, bounded, regular-files-only read the audit made.
+                let Ok(data) = fs.read_bytes(rel) else {
                     continue;
                 };
                 let mut h = tar::Header::new_gnu();
@@ -99,14 +110,6 @@ pub fn gather(root: &Path, out: &Path, opts: AuditOptions) -> std::io::Result<Ga
         }
     }
     let gz = tar.into_inner()?;
-    let mut f = gz.finish()?;
-    f.flush()?;
-    f.sync_all()?;
-    tmp.persist(out).map_err(|e| e.error)?;
-    Ok(Gathered {
-        files,
-        links,
-        dirs,
-        audit,
-    })
+    gz.finish()?.flush()?;
+    Ok((files, links, dirs))
 }

@@ -6,10 +6,128 @@
 //! `Physical Slot:`, bridges' `Bus: primary=, secondary=, subordinate=`, DevCtl MaxPayload and
 //! `Kernel driver in use:`. A dump has no parents: the tree is derived later from the bridges'
 //! bus ranges. Lines it cannot read become findings; the parser never panics (fuzzed).
+//!
+//! Lines end in LF, CRLF or a lone CR (dumps that passed through old Mac or Windows tools),
+//! and a leading UTF-8 byte-order mark is skipped. [`read_dump`] reads a file with a size cap
+//! and refuses what is no dump at all (empty, binary, UTF-16, no PCI function) with a
+//! located error.
 
 use super::codes;
 use super::model::*;
 use crate::finding::{Finding, Location};
+use crate::source::InputError;
+use std::path::Path;
+
+/// The lines of `text`, ended by LF, CRLF or a lone CR, without a leading UTF-8 BOM.
+pub fn lines(text: &str) -> impl Iterator<Item = &str> {
+    let mut rest = text.strip_prefix('\u{feff}').unwrap_or(text);
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        match rest.find(['\n', '\r']) {
+            Some(i) => {
+                let line = &rest[..i];
+                let skip = if rest[i..].starts_with("\r\n") { 2 } else { 1 };
+                rest = &rest[i + skip..];
+                Some(line)
+            }
+            None => {
+                let line = rest;
+                rest = "";
+                Some(line)
+            }
+        }
+    })
+}
+
+/// Reads and parses the dump at `path`: at most [`super::fs::LSPCI_CAP`] bytes; a FIFO does
+/// not hang (see [`super::fs::read_input`]). An input that is no `lspci` dump is an error:
+/// empty, UTF-16, binary (a NUL byte), or without a single PCI function.
+pub fn read_dump(path: &Path) -> Result<(HostScan, Vec<Finding>), InputError> {
+    let name = path.display().to_string();
+    let bytes = super::fs::read_input(path, super::fs::LSPCI_CAP).map_err(|why| {
+        InputError::whole_file(&name, format!("cannot read the lspci dump: {why}"))
+    })?;
+    parse_bytes(&bytes, &name)
+}
+
+/// [`parse`] for raw bytes, refusing what is no dump (see [`read_dump`]).
+pub fn parse_bytes(bytes: &[u8], file: &str) -> Result<(HostScan, Vec<Finding>), InputError> {
+    let help = "give the output of `lspci -vvnn` (or `lspci -D -vvnn`) as a UTF-8 text file";
+    if bytes.starts_with(&[0xff, 0xfe]) || bytes.starts_with(&[0xfe, 0xff]) {
+        return Err(InputError::whole_file(
+            file,
+            "UTF-16 text (it starts with a UTF-16 byte-order mark); lspci writes UTF-8",
+        )
+        .with_help("convert it: iconv -f UTF-16 -t UTF-8"));
+    }
+    if let Some(at) = bytes.iter().position(|&b| b == 0) {
+        let utf16 =
+            bytes.len() >= 4 && (bytes[1] == 0 && bytes[3] == 0 || bytes[0] == 0 && bytes[2] == 0);
+        let (line, column) = line_col(bytes, at);
+        let mut e = InputError::whole_file(
+            file,
+            if utf16 {
+                "UTF-16 text (every other byte is NUL); lspci writes UTF-8".to_string()
+            } else {
+                "binary data (a NUL byte): not an lspci dump".to_string()
+            },
+        )
+        .with_help(if utf16 {
+            "convert it: iconv -f UTF-16 -t UTF-8"
+        } else {
+            help
+        });
+        e.line = line;
+        e.column = column;
+        return Err(e);
+    }
+    let text = String::from_utf8_lossy(bytes);
+    if lines(&text).all(|l| l.trim().is_empty()) {
+        return Err(InputError::whole_file(file, "empty: no lspci output in it").with_help(help));
+    }
+    let (scan, findings) = parse(&text, file);
+    if scan.functions.is_empty() {
+        // Point at the first line that was read and refused, else the start.
+        let (line, column) = findings
+            .iter()
+            .find_map(|f| Some((f.location.line?, f.location.column.unwrap_or(1))))
+            .unwrap_or((1, 1));
+        let mut e = InputError::whole_file(
+            file,
+            "no PCI function in it: not an `lspci -vvnn` dump (no line like `00:00.0 Host bridge [0600]: ... [8086:2020]`)",
+        )
+        .with_help(help);
+        e.line = line;
+        e.column = column;
+        return Err(e);
+    }
+    Ok((scan, findings))
+}
+
+/// 1-based line and column (in bytes) of byte `at`, lines ended as in [`lines`].
+fn line_col(bytes: &[u8], at: usize) -> (usize, usize) {
+    let before = &bytes[..at.min(bytes.len())];
+    let mut line = 1;
+    let mut start = 0;
+    let mut i = 0;
+    while i < before.len() {
+        match before[i] {
+            b'\n' => {
+                line += 1;
+                start = i + 1;
+            }
+            b'\r' if before.get(i + 1) != Some(&b'\n') => {
+                line += 1;
+                start = i + 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    (line, at - start + 1)
+}
 
 /// Parses a whole dump. `file` names the input in findings.
 pub fn parse(text: &str, file: &str) -> (HostScan, Vec<Finding>) {
@@ -30,7 +148,7 @@ pub fn parse(text: &str, file: &str) -> (HostScan, Vec<Finding>) {
                 }),
         );
     };
-    for (i, line) in text.lines().enumerate() {
+    for (i, line) in lines(text).enumerate() {
         let line_no = i + 1;
         if line.trim().is_empty() {
             if let Some(f) = cur.take() {

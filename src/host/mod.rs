@@ -58,10 +58,32 @@ pub fn audit_with(
     opts: audit::AuditOptions,
 ) -> audit::Audit {
     let (scan, findings) = sysfs::read_host(fs);
-    let names = names::for_root(fs.root(), pci_ids);
+    let names = names::for_root(fs, pci_ids);
+    audit_scan(fs, &scan, findings, names.as_ref(), opts)
+}
+
+/// Audits the host below `root` with names from a `pci.ids` the caller loaded
+/// ([`names::IdsFile::open`]: a missing or bad `--pci-ids` is then an error, not a fallback).
+pub fn audit_sysfs_names(
+    root: &Path,
+    names: &dyn names::PciNames,
+    opts: audit::AuditOptions,
+) -> audit::Audit {
+    let fs = fs::SysFs::new(root);
+    let (scan, findings) = sysfs::read_host(&fs);
+    audit_scan(&fs, &scan, findings, names, opts)
+}
+
+fn audit_scan(
+    fs: &fs::SysFs,
+    scan: &model::HostScan,
+    findings: Vec<crate::finding::Finding>,
+    names: &dyn names::PciNames,
+    opts: audit::AuditOptions,
+) -> audit::Audit {
     let mut a = audit::audit(
-        &scan,
-        names.as_ref(),
+        scan,
+        names,
         &format!("sysfs:{}", fs.root().display()),
         opts,
         findings,
@@ -78,8 +100,32 @@ pub fn audit_with(
 /// Audits an `lspci -vvnn` dump. Names come from the dump itself.
 pub fn audit_lspci(text: &str, file: &str, opts: audit::AuditOptions) -> audit::Audit {
     let (scan, findings) = lspci::parse(text, file);
-    audit::audit(
+    audit_lspci_scan(&scan, findings, file, opts)
+}
+
+/// Reads and audits the `lspci -vvnn` dump at `path` ([`lspci::read_dump`]: bounded, and
+/// an input that is no dump is a located error).
+pub fn audit_lspci_file(
+    path: &Path,
+    opts: audit::AuditOptions,
+) -> Result<audit::Audit, crate::source::InputError> {
+    let (scan, findings) = lspci::read_dump(path)?;
+    Ok(audit_lspci_scan(
         &scan,
+        findings,
+        &path.display().to_string(),
+        opts,
+    ))
+}
+
+fn audit_lspci_scan(
+    scan: &model::HostScan,
+    findings: Vec<crate::finding::Finding>,
+    file: &str,
+    opts: audit::AuditOptions,
+) -> audit::Audit {
+    audit::audit(
+        scan,
         &names::Embedded,
         &format!("lspci:{file}"),
         opts,

@@ -1,6 +1,8 @@
 //! Vendor and device names. The host's own `pci.ids` wins when present, so names match what
 //! `lspci` prints on that host; otherwise the database embedded by the `pci-ids` crate.
 
+use super::fs::SysFs;
+use crate::source::InputError;
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -82,10 +84,22 @@ impl IdsFile {
         out
     }
 
-    pub fn load(path: &Path) -> Option<IdsFile> {
-        let bytes = std::fs::read(path).ok()?;
-        let text = String::from_utf8_lossy(&bytes);
-        Some(Self::parse(&text, path.display().to_string()))
+    /// Loads a `pci.ids` named by the user (`--pci-ids`): a missing, unreadable or
+    /// oversized file, a FIFO nobody writes, a device node, or a file without a single vendor
+    /// line is an error, never a silent fallback to other names.
+    pub fn open(path: &Path) -> Result<IdsFile, InputError> {
+        let name = path.display().to_string();
+        let bytes = super::fs::read_input(path, super::fs::PCI_IDS_CAP)
+            .map_err(|why| InputError::whole_file(&name, format!("cannot read pci.ids: {why}")))?;
+        let f = Self::parse(&String::from_utf8_lossy(&bytes), name.clone());
+        if f.vendors.is_empty() {
+            return Err(InputError::whole_file(
+                &name,
+                "not a pci.ids file: no `vendor  name` line",
+            )
+            .with_help("give the path of a pci.ids database (as `lspci -i FILE` takes)"));
+        }
+        Ok(f)
     }
 }
 
@@ -109,16 +123,25 @@ impl PciNames for IdsFile {
     }
 }
 
-/// Names for a host below `root`: an explicit file, else the host's pci.ids, else embedded.
-pub fn for_root(root: &Path, explicit: Option<&Path>) -> Box<dyn PciNames> {
+/// Names for a host: an explicit file, else the host's own pci.ids (read through `fs`, so
+/// inside a capture's root, bounded, and recorded by `gather`), else embedded. Lenient: an
+/// explicit file that cannot be loaded falls back too (the CLI loads it with
+/// [`IdsFile::open`] first and stops there).
+pub fn for_root(fs: &SysFs, explicit: Option<&Path>) -> Box<dyn PciNames> {
     if let Some(p) = explicit
-        && let Some(f) = IdsFile::load(p)
+        && let Ok(f) = IdsFile::open(p)
     {
         return Box::new(f);
     }
     for rel in ["usr/share/misc/pci.ids", "usr/share/hwdata/pci.ids"] {
-        if let Some(f) = IdsFile::load(&root.join(rel)) {
-            return Box::new(f);
+        if let Ok(bytes) = fs.read_bytes(rel) {
+            let f = IdsFile::parse(
+                &String::from_utf8_lossy(&bytes),
+                fs.root().join(rel).display().to_string(),
+            );
+            if !f.vendors.is_empty() {
+                return Box::new(f);
+            }
         }
     }
     Box::new(Embedded)

@@ -426,16 +426,7 @@ pub fn prometheus(a: &Audit) -> String {
     s
 }
 
-/// Writes `text` to `path` atomically: a temp file in the same directory, then a rename.
+/// Writes `text` to `path` atomically, by the rules of [`crate::outfile`].
 pub fn write_atomic(path: &std::path::Path, text: &str) -> std::io::Result<()> {
-    use std::io::Write;
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => std::path::PathBuf::from("."),
-    };
-    let mut tmp = tempfile::NamedTempFile::new_in(&dir)?;
-    tmp.write_all(text.as_bytes())?;
-    tmp.as_file().sync_all()?;
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
+    crate::outfile::write(path, text.as_bytes())
 }
