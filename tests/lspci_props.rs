@@ -1,4 +1,5 @@
-//! The lspci parser never panics: random text, and the real dump cut, spliced and mutated.
+//! The lspci parser never panics: random text and bytes, and the real dumps cut, spliced,
+//! mutated and re-ended (LF, CRLF, CR, BOM).
 
 mod common;
 
@@ -52,4 +53,69 @@ proptest! {
         prop_assert!(scan.functions.len() <= 194 + junk.matches('\n').count() + 1);
         let _ = host::audit_lspci(&s, "x", AuditOptions::default());
     }
+
+    #[test]
+    fn arbitrary_bytes_are_a_dump_or_a_located_error(bytes in prop::collection::vec(any::<u8>(), 0..4000)) {
+        match host::lspci::parse_bytes(&bytes, "x") {
+            Ok((scan, _)) => prop_assert!(!scan.functions.is_empty()),
+            Err(e) => prop_assert!(e.line >= 1 && e.column >= 1),
+        }
+    }
+}
+
+proptest! {
+    // Four whole-dump parses per case, in a debug build: fewer cases.
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    #[test]
+    fn mutated_real_dumps_read_the_same_with_any_line_ending(
+        which in 0usize..4,
+        cut in 0usize..330_000,
+        at in 0usize..330_000,
+        junk in "\\PC{0,40}",
+        flips in prop::collection::vec((0usize..330_000, any::<u8>()), 0..8),
+    ) {
+        let d = real(which);
+        let cut = d.floor_char_boundary(cut.min(d.len()));
+        let at = d.floor_char_boundary(at.min(cut));
+        let mut s = d[..cut].to_string();
+        s.insert_str(at, &junk);
+        // Byte flips (the result need not be UTF-8: read as lspci output is, lossily).
+        let mut b = s.into_bytes();
+        for (i, v) in flips {
+            if !b.is_empty() {
+                let i = i % b.len();
+                b[i] = v;
+            }
+        }
+        let lf = host::lspci::parse_bytes(&b, "x").map(|(s, f)| (s.functions.len(), f.len()));
+        let with = |end: &[u8], bom: bool| {
+            let mut out: Vec<u8> = if bom { vec![0xef, 0xbb, 0xbf] } else { Vec::new() };
+            for &c in &b {
+                if c == b'\n' { out.extend_from_slice(end) } else { out.push(c) }
+            }
+            host::lspci::parse_bytes(&out, "x").map(|(s, f)| (s.functions.len(), f.len()))
+        };
+        // A flipped byte may itself be a CR, which splits a line in the CR-only copy only;
+        // compare where the dump held no CR of its own.
+        if !b.contains(&b'\r') && !b.starts_with(&[0xff]) && !b.starts_with(&[0xfe]) {
+            for (name, got) in [("CRLF", with(b"\r\n", false)), ("CR", with(b"\r", false)), ("BOM", with(b"\n", true))] {
+                match (&lf, &got) {
+                    (Ok(x), Ok(y)) => prop_assert_eq!(x, y, "{}", name),
+                    (Err(_), Err(_)) => {}
+                    _ => prop_assert!(false, "{name}: {:?} vs {:?}", lf.as_ref().err().map(|e| &e.message), got.as_ref().err().map(|e| &e.message)),
+                }
+            }
+        }
+    }
+}
+
+fn real(which: usize) -> String {
+    let c = [
+        "lspci-r740xd/dell-r740xd-ubuntu2004-62F4A9812E0F.lspci-vvnn.txt",
+        "lspci-r7425/dell-r7425-ubuntu2404-1C2794FDE243.lspci-vvnn.txt",
+        "lspci-r7515/dell-r7515-ubuntu2004-510A7BE2AFDD.lspci-vvnn.txt",
+        "lspci-r7525/dell-r7525-debian11-23F136DC785E.lspci-vvnn.txt",
+    ][which];
+    std::fs::read_to_string(common::fixtures().join("shared").join(c)).unwrap()
 }

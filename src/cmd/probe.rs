@@ -368,7 +368,8 @@ pub fn run(a: ProbeArgs, catalog: &super::plan::CatalogArgs) -> miette::Result<E
     if let Some(path) = &a.svg {
         let title = format!("{}: latency against IOPS", report.workload.name);
         let svg = laneplan::probe::svg::render(&title, &report.curves);
-        std::fs::write(path, svg).map_err(|e| miette!("{}: {e}", path.display()))?;
+        laneplan::outfile::write(path, svg.as_bytes())
+            .map_err(|e| miette!("cannot write {}: {e}", path.display()))?;
     }
     if a.json {
         println!(
