@@ -555,9 +555,23 @@ fn lspci_and_pci_ids_inputs_are_bounded_and_never_hang() {
     let empty = t.path().join("empty.txt");
     std::fs::write(&empty, "").unwrap();
     let empty = empty.to_str().unwrap();
+    let utf16 = t.path().join("utf16.txt");
+    let mut bytes = vec![0xff, 0xfe];
+    bytes.extend(
+        String::from_utf8(r740xd_dump())
+            .unwrap()
+            .encode_utf16()
+            .flat_map(u16::to_le_bytes),
+    );
+    std::fs::write(&utf16, bytes).unwrap();
+    let utf16 = utf16.to_str().unwrap();
     let root = fixtures().join("sysfs/r740xd-12nvme");
     let root = root.to_str().unwrap();
-    let cases: [(&[&str], &str); 9] = [
+    let cases: [(&[&str], &str); 10] = [
+        (
+            &["audit", "--lspci", utf16],
+            "utf16.txt:1:1: UTF-16 text (it starts with a UTF-16 byte-order mark); lspci writes UTF-8",
+        ),
         (
             &["audit", "--lspci", "/dev/zero"],
             "/dev/zero:1:1: cannot read the lspci dump: is a character device, not a file",

@@ -99,9 +99,10 @@ impl LiveTree {
 
         // Parents.
         let mut parent: Vec<Option<usize>> = vec![None; n];
+        let narrowest = (!scan.has_parents).then(|| NarrowestBridge::new(&funcs));
         for (i, f) in funcs.iter().enumerate() {
             let b = f.bdf();
-            let by_range = narrowest_bridge(&funcs, i);
+            let by_range = narrowest.as_ref().and_then(|nb| nb.of(b));
             if scan.has_parents {
                 parent[i] = f.parent.and_then(|p| index.get(&p).copied());
                 if let Some(p) = parent[i]
@@ -372,29 +373,72 @@ pub fn min_link(a: Option<LinkState>, b: Option<LinkState>) -> Option<LinkState>
     }
 }
 
-/// The narrowest bridge (same domain, not `i` itself) whose bus range holds `i`'s bus.
-fn narrowest_bridge(funcs: &[PciFunction], i: usize) -> Option<usize> {
-    let b = funcs[i].bdf();
-    funcs
-        .iter()
-        .enumerate()
-        .filter(|(j, f)| *j != i && f.bdf().domain == b.domain)
-        .filter_map(|(j, f)| f.bus_range.map(|r| (j, r)))
-        .filter(|(j, (s, u))| (*s..=*u).contains(&b.bus) && funcs[*j].bdf().bus < *s)
-        .min_by_key(|(j, (s, u))| (u.saturating_sub(*s), std::cmp::Reverse(funcs[*j].bdf())))
-        .map(|(j, _)| j)
+/// For every bus of every domain, the narrowest bridge whose bus range holds it (ties: the
+/// highest address). Built in one pass over the bridges (each marks the buses of its range,
+/// at most 256), so finding every function's parent is linear, not a search per function.
+struct NarrowestBridge {
+    best: HashMap<u32, Box<[Option<(u8, Bdf, usize)>; 256]>>,
+}
+
+impl NarrowestBridge {
+    fn new(funcs: &[PciFunction]) -> Self {
+        let mut best: HashMap<u32, Box<[Option<(u8, Bdf, usize)>; 256]>> = HashMap::new();
+        for (j, f) in funcs.iter().enumerate() {
+            let Some((s, u)) = f.bus_range else { continue };
+            let b = f.bdf();
+            // A bridge's range lies below its own bus; one that claims its own bus holds
+            // nothing (so no function is its own parent).
+            if b.bus >= s {
+                continue;
+            }
+            let width = u.saturating_sub(s);
+            let slots = best
+                .entry(b.domain)
+                .or_insert_with(|| Box::new([None; 256]));
+            for bus in s..=u {
+                let cur = &mut slots[usize::from(bus)];
+                let better = match cur {
+                    None => true,
+                    Some((w, other, _)) => {
+                        (width, std::cmp::Reverse(b)) < (*w, std::cmp::Reverse(*other))
+                    }
+                };
+                if better {
+                    *cur = Some((width, b, j));
+                }
+            }
+        }
+        NarrowestBridge { best }
+    }
+
+    /// The bridge `b` hangs below (never `b` itself: a bridge's range is above its own bus).
+    fn of(&self, b: Bdf) -> Option<usize> {
+        self.best.get(&b.domain)?[usize::from(b.bus)].map(|(_, _, j)| j)
+    }
 }
 
 /// Duplicate secondary buses and partially overlapping ranges.
+///
+/// Only bridges whose ranges overlap can conflict: a sweep in order of secondary bus pairs
+/// each bridge with the ranges that start inside its own (in a valid tree, its descendants),
+/// instead of every pair of bridges; findings keep the order of the pairwise walk.
 fn check_ranges(funcs: &[PciFunction]) -> Vec<Finding> {
-    let mut out = Vec::new();
     let bridges: Vec<(Bdf, u8, u8)> = funcs
         .iter()
         .filter_map(|f| f.bus_range.map(|(s, u)| (f.bdf(), s, u)))
         .collect();
+    // (first bridge, second bridge or none for a bad range, finding)
+    let mut found: Vec<(usize, Option<usize>, Finding)> = Vec::new();
+    let valid = |k: usize| {
+        let (a, s, u) = bridges[k];
+        s <= u && s > a.bus
+    };
+    let mut by_domain: HashMap<u32, Vec<usize>> = HashMap::new();
     for (k, &(a, s1, u1)) in bridges.iter().enumerate() {
-        if s1 > u1 || s1 <= a.bus {
-            out.push(
+        if !valid(k) {
+            found.push((
+                k,
+                None,
                 Finding::error(
                     codes::BUS_CONFLICT,
                     format!("{a} has bus range [{s1:02x}-{u1:02x}] on bus {:02x}", a.bus),
@@ -403,28 +447,45 @@ fn check_ranges(funcs: &[PciFunction]) -> Vec<Finding> {
                     "a bridge's secondary bus must be above its own and not above its subordinate",
                 )
                 .at_node(a.to_string()),
-            );
-            continue;
+            ));
         }
-        for &(b, s2, u2) in &bridges[k + 1..] {
-            if a.domain != b.domain || s2 > u2 {
-                continue;
-            }
-            let overlap = s1.max(s2) <= u1.min(u2);
-            let nested = (s1 <= s2 && u2 <= u1) || (s2 <= s1 && u1 <= u2);
-            if s1 == s2 || (overlap && !nested) {
-                out.push(
-                    Finding::error(
-                        codes::BUS_CONFLICT,
-                        format!(
-                            "{a} [{s1:02x}-{u1:02x}] and {b} [{s2:02x}-{u2:02x}] claim the same buses"
-                        ),
-                    )
-                    .with_help("duplicate or conflicting bus numbers: devices behind them may be unreachable")
-                    .at(Location::node(b.to_string())),
-                );
+        // A bad range is still compared as the later bridge of a pair, unless it is empty.
+        if s1 <= u1 {
+            by_domain.entry(a.domain).or_default().push(k);
+        }
+    }
+    for mut ks in by_domain.into_values() {
+        ks.sort_by_key(|&k| (bridges[k].1, k));
+        for (x, &kx) in ks.iter().enumerate() {
+            let ux = bridges[kx].2;
+            for &ky in &ks[x + 1..] {
+                if bridges[ky].1 > ux {
+                    break;
+                }
+                let (k, m) = (kx.min(ky), kx.max(ky));
+                if !valid(k) {
+                    continue;
+                }
+                let (a, s1, u1) = bridges[k];
+                let (b, s2, u2) = bridges[m];
+                let nested = (s1 <= s2 && u2 <= u1) || (s2 <= s1 && u1 <= u2);
+                if s1 == s2 || !nested {
+                    found.push((
+                        k,
+                        Some(m),
+                        Finding::error(
+                            codes::BUS_CONFLICT,
+                            format!(
+                                "{a} [{s1:02x}-{u1:02x}] and {b} [{s2:02x}-{u2:02x}] claim the same buses"
+                            ),
+                        )
+                        .with_help("duplicate or conflicting bus numbers: devices behind them may be unreachable")
+                        .at(Location::node(b.to_string())),
+                    ));
+                }
             }
         }
     }
-    out
+    found.sort_by_key(|(k, m, _)| (*k, *m));
+    found.into_iter().map(|(_, _, f)| f).collect()
 }
