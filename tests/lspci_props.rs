@@ -161,7 +161,7 @@ proptest! {
         for &(d, b, dv, f, r) in &fs {
             seen.entry((d, b, dv, f)).or_insert(r.filter(|(s, _)| *s != 0));
         }
-        let funcs: Vec<((u32, u8, u8, u8), Option<(u8, u8)>)> = seen.into_iter().collect();
+        let funcs: Vec<_> = seen.into_iter().collect();
         let name = |k: &(u32, u8, u8, u8)| format!("{:04x}:{:02x}:{:02x}.{}", k.0, k.1, k.2, k.3);
         for (k, _) in &funcs {
             let want = funcs

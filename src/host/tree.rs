@@ -377,12 +377,15 @@ pub fn min_link(a: Option<LinkState>, b: Option<LinkState>) -> Option<LinkState>
 /// highest address). Built in one pass over the bridges (each marks the buses of its range,
 /// at most 256), so finding every function's parent is linear, not a search per function.
 struct NarrowestBridge {
-    best: HashMap<u32, Box<[Option<(u8, Bdf, usize)>; 256]>>,
+    best: HashMap<u32, Box<BusSlots>>,
 }
+
+/// Per bus of one domain: (range width, address, index) of the narrowest bridge holding it.
+type BusSlots = [Option<(u8, Bdf, usize)>; 256];
 
 impl NarrowestBridge {
     fn new(funcs: &[PciFunction]) -> Self {
-        let mut best: HashMap<u32, Box<[Option<(u8, Bdf, usize)>; 256]>> = HashMap::new();
+        let mut best: HashMap<u32, Box<BusSlots>> = HashMap::new();
         for (j, f) in funcs.iter().enumerate() {
             let Some((s, u)) = f.bus_range else { continue };
             let b = f.bdf();
