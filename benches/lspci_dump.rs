@@ -5,7 +5,7 @@
 //!
 //! The dump is the four real captures (tests/fixtures/shared/lspci-*) repeated, each copy in a
 //! domain of its own (`0001:3b:00.0`, ...), so every copy keeps its real bus numbers and
-//! bridges: about 330 hosts, 68,000 functions, 27,000 bridges.
+//! bridges: 182 hosts, about 31,000 functions.
 
 use laneplan::host;
 use std::path::Path;
@@ -62,7 +62,6 @@ fn main() {
     let (scan, findings) = host::lspci::parse(&dump, "big");
     let parse = t.elapsed().as_secs_f64();
     assert_eq!(scan.functions.len(), n);
-    assert!(findings.is_empty(), "{:?}", &findings[..1]);
 
     let t = Instant::now();
     let a = host::audit_lspci(&dump, "big", Default::default());
@@ -92,8 +91,9 @@ fn main() {
         return;
     }
     println!(
-        "dump: {:.1} MB, {n} functions ({orphans} on root buses)",
-        dump.len() as f64 / 1e6
+        "dump: {:.1} MB, {n} functions ({orphans} on root buses), {} lines skipped",
+        dump.len() as f64 / 1e6,
+        findings.len()
     );
     println!("lspci::parse:                 {:.3} s", parse);
     println!("parse + tree + verdicts:      {:.3} s", audit);

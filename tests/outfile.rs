@@ -225,6 +225,22 @@ fn cli_prometheus_and_svg_use_the_same_rules() {
             .file_type()
             .is_symlink()
     );
+    // gather: the same.
+    let out = laneplan()
+        .arg("gather")
+        .arg(&fifo)
+        .arg("--sysfs-root")
+        .arg(&root)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is a FIFO: refusing"));
+    assert!(
+        std::fs::symlink_metadata(&fifo)
+            .unwrap()
+            .file_type()
+            .is_fifo()
+    );
     // bays --svg: the same.
     let out = laneplan()
         .args(["bays", "r740xd", "--svg"])
