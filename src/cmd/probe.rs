@@ -28,7 +28,9 @@ pub enum EngineArg {
 /// Direct-I/O probes: IOPS, bandwidth and latency per device, beside the predicted ceiling.
 ///
 /// Read-only by default. Writing needs --write, and on a block device also
-/// --destroy-data-on naming it. Devices in use (mounted, holders, swap) are always refused.
+/// --destroy-data-on naming it. Targets in use (mounted, holders, swap, a file backing a loop
+/// device, open for writing elsewhere) are always refused. Ctrl-C prints what was measured
+/// and exits 130.
 #[derive(clap::Args, Debug)]
 pub struct ProbeArgs {
     /// Block devices or files to probe (a missing file is created with --size).
@@ -109,8 +111,9 @@ pub struct ProbeArgs {
     /// beside the ceiling of its path. Namespaces in use are skipped, with the reason.
     #[arg(long, conflicts_with = "targets")]
     pub mapped: bool,
-    /// With --mapped: the host root to audit (`<root>/sys`, `<root>/proc`); also used for the
-    /// safety checks.
+    /// With --mapped: the host root to audit (`<root>/sys`). A capture (any root but `/`) only
+    /// lists: writes are refused, and I/O goes only to nodes verified on the live host. Safety
+    /// is always checked against the live /proc and /sys.
     #[arg(long, value_name = "DIR", requires = "mapped")]
     pub sysfs_root: Option<PathBuf>,
     /// With --mapped: the build the host should match; bays are named from it.
