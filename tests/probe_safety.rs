@@ -398,3 +398,85 @@ fn missing_device_is_not_offered_a_file() {
         assert!(!Path::new("/dev/nvme97n1").exists());
     }
 }
+
+/// Ctrl-C while a new file target is prefilled: exit 130, and the file is gone.
+#[test]
+fn ctrl_c_while_prefilling_removes_the_new_file() {
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("big.img");
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("laneplan"))
+        .args([
+            "probe",
+            "--size",
+            "2g",
+            "--working-set",
+            "100%",
+            "--ios",
+            "10",
+        ])
+        .arg(&f)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until the file exists (created, prefill under way), then interrupt.
+    let t = Instant::now();
+    while !f.exists() && t.elapsed() < Duration::from_secs(5) {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    std::thread::sleep(Duration::from_millis(50));
+    // SAFETY: sending a signal to our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    assert!(
+        err.contains("interrupted while prefilling it; the file this run created was removed"),
+        "{err}"
+    );
+    assert!(!f.exists());
+}
+
+/// A block device another process has open for writing (a VM's raw disk, say).
+#[test]
+fn block_device_open_for_writing_by_another_process_is_refused() {
+    let d = tempfile::tempdir().unwrap();
+    let img = d.path().join("disk.img");
+    sparse(&img, 8 << 20);
+    let Some(l) = attach("block_device_open_for_writing_by_another_process", &img) else {
+        return;
+    };
+    let dev = l.dev.display().to_string();
+    lp().args(["probe", "--ios", "10", &dev]).assert().success();
+    let writer = Child(
+        std::process::Command::new("sh")
+            .args(["-c", "exec 3<>\"$0\"; exec sleep 30"])
+            .arg(&l.dev)
+            .spawn()
+            .unwrap(),
+    );
+    let pid = writer.0.id();
+    use std::os::unix::fs::MetadataExt;
+    let m = std::fs::metadata(&l.dev).unwrap();
+    let kind = Some(TargetKind::BlockDevice {
+        major: rustix::fs::major(m.rdev()),
+        minor: rustix::fs::minor(m.rdev()),
+    });
+    let r = eventually(|| {
+        SafetyChecker::default()
+            .check(&l.dev, kind, false, false, &[])
+            .err()
+            .filter(|r| matches!(&r.reason, Reason::OpenForWriting { command, .. } if command == "sleep"))
+    });
+    assert_eq!(
+        r.reason,
+        Reason::OpenForWriting {
+            pid,
+            command: "sleep".into()
+        }
+    );
+    lp().args(["probe", "--ios", "10", &dev])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("LP0408"));
+}

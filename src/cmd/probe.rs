@@ -370,7 +370,7 @@ pub fn run(a: ProbeArgs, catalog: &super::plan::CatalogArgs) -> miette::Result<E
     bar.finish_and_clear();
     let report = match report {
         Err(ProbeError::Interrupted(what)) => {
-            eprintln!("interrupted: {what}; nothing was measured");
+            eprintln!("interrupted before any I/O: {what}");
             return Ok(interrupted_code());
         }
         r => r.map_err(probe_error)?,

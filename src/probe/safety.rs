@@ -1131,9 +1131,9 @@ mod tests {
     }
 
     #[test]
-    fn block_device_open_for_writing_elsewhere_refused() {
+    fn a_regular_file_fd_never_matches_a_block_device() {
         let (d, c) = fake("", "", None);
-        // A node with loop9's numbers is not needed: the scan compares what the fd is.
+        // The scan compares what each fd is: a regular file never matches a device.
         let dev_node = d.path().join("node");
         fs::write(&dev_node, "").unwrap();
         fake_fd(d.path(), 99, &dev_node, "02", "qemu");

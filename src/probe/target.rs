@@ -65,7 +65,7 @@ pub struct OpenTarget {
 
 #[derive(Debug, thiserror::Error)]
 pub enum TargetError {
-    #[error("{path}: interrupted while preparing it")]
+    #[error("{path}: interrupted while prefilling it; the file this run created was removed")]
     Interrupted { path: String },
     #[error("{path}: {msg}")]
     Input { path: String, msg: String },
