@@ -451,29 +451,24 @@ pub fn run_uring(mut p: JobParams) -> std::io::Result<JobStats> {
         // schedules the next I/O far ahead or a stalled device completes nothing.
         let poll_end = now_ns() + STOP_POLL.as_nanos() as u64;
         let limit = if stopping {
-            Some(drain_deadline)
+            drain_deadline
         } else {
-            Some(wait_until.map_or(poll_end, |t| t.min(poll_end)))
+            wait_until.map_or(poll_end, |t| t.min(poll_end))
         };
-        let r = match limit {
-            None => submitter.submit_and_wait(1),
-            Some(t) => {
-                let left = t.saturating_sub(now_ns());
-                if left == 0 && !stopping {
-                    submitter.submit()
-                } else if left == 0 {
-                    break;
-                } else {
-                    let ts = types::Timespec::from(Duration::from_nanos(left));
-                    let args = types::SubmitArgs::new().timespec(&ts);
-                    if inflight > 0 {
-                        submitter.submit_with_args(1, &args)
-                    } else {
-                        let r = submitter.submit();
-                        std::thread::sleep(Duration::from_nanos(left));
-                        r
-                    }
-                }
+        let left = limit.saturating_sub(now_ns());
+        let r = if left == 0 && !stopping {
+            submitter.submit()
+        } else if left == 0 {
+            break;
+        } else {
+            let ts = types::Timespec::from(Duration::from_nanos(left));
+            let args = types::SubmitArgs::new().timespec(&ts);
+            if inflight > 0 {
+                submitter.submit_with_args(1, &args)
+            } else {
+                let r = submitter.submit();
+                std::thread::sleep(Duration::from_nanos(left));
+                r
             }
         };
         if let Err(e) = r {
