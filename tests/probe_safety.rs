@@ -480,3 +480,20 @@ fn block_device_open_for_writing_by_another_process_is_refused() {
         .code(2)
         .stderr(predicates::str::contains("LP0408"));
 }
+
+/// A FIFO as `--trace` is refused at once (opening it must not wait for a writer).
+#[test]
+fn fifo_trace_is_refused_without_hanging() {
+    let d = tempfile::tempdir().unwrap();
+    let fifo = d.path().join("trace.fifo");
+    probe_common::run("mkfifo", &[fifo.to_str().unwrap()]);
+    let img = d.path().join("r.img");
+    probe_common::random_file(&img, 1 << 20);
+    lp().args(["probe", "--ios", "10", "--trace"])
+        .arg(&fifo)
+        .arg(&img)
+        .timeout(Duration::from_secs(10))
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("a trace must be a regular file"));
+}

@@ -139,7 +139,13 @@ const MAX_TRACE_BYTES: u64 = 1 << 30;
 /// A trace file's text: a regular file (a FIFO would block) of at most 1 GiB.
 fn read_trace(t: &std::path::Path) -> miette::Result<String> {
     use std::io::Read;
-    let f = std::fs::File::open(t).map_err(|e| miette!("{}: {e}", t.display()))?;
+    use std::os::unix::fs::OpenOptionsExt;
+    // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer.
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(t)
+        .map_err(|e| miette!("{}: {e}", t.display()))?;
     let m = f.metadata().map_err(|e| miette!("{}: {e}", t.display()))?;
     if !m.is_file() {
         return Err(miette!("{}: a trace must be a regular file", t.display()));

@@ -140,7 +140,13 @@ const READ_CAP: u64 = 16 << 20;
 /// must not hang the check).
 fn read_text(p: &Path) -> Option<String> {
     use std::io::Read;
-    let f = std::fs::File::open(p).ok()?;
+    use std::os::unix::fs::OpenOptionsExt;
+    // O_NONBLOCK: opening a FIFO would otherwise wait for a writer.
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(p)
+        .ok()?;
     if !f.metadata().ok()?.is_file() {
         return None;
     }
