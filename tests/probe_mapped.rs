@@ -1,6 +1,8 @@
 //! `probe --mapped`: the audit's namespaces become targets with their bay, link and ceiling,
 //! in-use namespaces are refused before any I/O, and a run probes exactly the mapped ones.
 
+mod probe_common;
+
 use assert_cmd::Command;
 use std::path::PathBuf;
 
@@ -57,42 +59,59 @@ fn dry_run_maps_every_namespace_with_bay_link_ceiling_and_safety() {
     assert_eq!(by("nvme1n1")["target"]["ceiling_write_gbs"], 2.769);
 }
 
-#[test]
-fn a_mapped_run_probes_each_namespace_beside_its_ceiling() {
-    // The R6525 capture's four namespaces, backed here by files of the same names.
+/// The R6525 capture's four namespaces backed here by plain files of the same names.
+fn fake_nodes() -> tempfile::TempDir {
     let dev = tempfile::tempdir().unwrap();
     for i in 0..4 {
         let data: Vec<u8> = (0..4 << 20).map(|b: u32| (b * 7 + i) as u8).collect();
         std::fs::write(dev.path().join(format!("nvme{i}n1")), data).unwrap();
     }
-    let out = laneplan()
-        .args([
-            "probe",
-            "--mapped",
-            "--sysfs-root",
-            "tests/fixtures/sysfs/r6525-gen3",
-            "--against",
-            "examples/r6525-pe8010-gen3-backplane.toml",
-            "--ios",
-            "500",
-            "--working-set",
-            "100%",
-            "--json",
-            "--dev-root",
-        ])
-        .arg(dev.path())
-        .output()
-        .unwrap();
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
-    let devs = v["devices"].as_array().unwrap();
-    let got: Vec<(String, u64, String)> = devs
+    dev
+}
+
+/// The probe itself on mapped targets (the library: `mapped::targets` then `probe::run`),
+/// each labelled with its bay and link.
+#[test]
+fn a_mapped_run_probes_each_namespace_beside_its_ceiling() {
+    use laneplan::probe::{self, ProbeOptions, mapped, safety::SafetyChecker};
+    use std::sync::{Arc, atomic::AtomicBool};
+    let dev = fake_nodes();
+    let catalog = laneplan::platform::Catalog::builtin().unwrap();
+    let report = laneplan::plan::check_build_file(
+        &catalog,
+        &root().join("examples/r6525-pe8010-gen3-backplane.toml"),
+    )
+    .unwrap();
+    let mut audit = laneplan::host::audit_sysfs(
+        &root().join("tests/fixtures/sysfs/r6525-gen3"),
+        None,
+        laneplan::host::audit::AuditOptions::default(),
+    );
+    let diff = laneplan::against::diff(&report.plan, &audit);
+    laneplan::against::apply(&mut audit, &diff);
+    let targets: Vec<_> = mapped::targets(&audit, Some(&diff), dev.path())
+        .into_iter()
+        .map(|m| m.target)
+        .collect();
+    let w = probe::workload::Workload::from_profile(
+        "4k-randread",
+        &probe::workload::Overrides::default(),
+    )
+    .unwrap();
+    let mut opts = ProbeOptions::new(w);
+    opts.bound = probe::engine::Bound::Ios(500);
+    opts.ramp = std::time::Duration::ZERO;
+    opts.working_set = 1.0;
+    let stop = Arc::new(AtomicBool::new(false));
+    let r = probe::run(&targets, &opts, &SafetyChecker::default(), &stop, &|_| {}).unwrap();
+    let got: Vec<(String, u64, String)> = r
+        .devices
         .iter()
         .map(|d| {
             (
-                d["label"].as_str().unwrap().to_string(),
-                d["ios"].as_u64().unwrap(),
-                d["location"].as_str().unwrap().to_string(),
+                d.label.clone(),
+                d.ios,
+                d.location.clone().unwrap_or_default(),
             )
         })
         .collect();
@@ -110,6 +129,110 @@ fn a_mapped_run_probes_each_namespace_beside_its_ceiling() {
             ))
             .collect::<Vec<_>>()
     );
+}
+
+/// A capture only lists: I/O on its nodes, which this host did not confirm, is refused
+/// (exit 2, LP0419) before anything is opened; writes are refused outright.
+#[test]
+fn a_capture_is_listed_never_probed() {
+    let dev = fake_nodes();
+    let before: Vec<Vec<u8>> = (0..4)
+        .map(|i| std::fs::read(dev.path().join(format!("nvme{i}n1"))).unwrap())
+        .collect();
+    let base = [
+        "probe",
+        "--mapped",
+        "--sysfs-root",
+        "tests/fixtures/sysfs/r6525-gen3",
+        "--ios",
+        "500",
+    ];
+    let out = laneplan()
+        .args(base)
+        .arg("--dev-root")
+        .arg(dev.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("LP0419"), "{err}");
+    assert!(
+        err.contains(&format!(
+            "{}/nvme0n1 was not verified on this host ({}/nvme0n1 is not a block device)",
+            dev.path().display(),
+            dev.path().display()
+        )),
+        "{err}"
+    );
+    assert!(out.stdout.is_empty());
+    let out = laneplan()
+        .args(base)
+        .args(["--rw", "randwrite", "--write", "--dev-root"])
+        .arg(dev.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(
+            "is a capture, not this host: probe --mapped only lists and reads there, never writes"
+        ),
+        "{err}"
+    );
+    for (i, b) in before.iter().enumerate() {
+        assert_eq!(
+            &std::fs::read(dev.path().join(format!("nvme{i}n1"))).unwrap(),
+            b
+        );
+    }
+    // Listing still works.
+    laneplan()
+        .args(base)
+        .arg("--dry-run")
+        .arg("--dev-root")
+        .arg(dev.path())
+        .assert()
+        .success();
+}
+
+/// `verify_live` on this host's own devices: a loop device passes under its own name, and
+/// fails under another name or as a plain file.
+#[test]
+fn verify_live_against_a_real_loop_device() {
+    use laneplan::probe::mapped::{Mapped, verify_live};
+    use laneplan::probe::safety::{Reason, SafetyChecker};
+    use laneplan::probe::target::ProbeTarget;
+    let Some(l) = probe_common::loop_device("verify_live_against_a_real_loop_device", 1 << 20)
+    else {
+        return;
+    };
+    let name = l.dev.file_name().unwrap().to_string_lossy().into_owned();
+    let m = |path: &std::path::Path, label: &str| Mapped {
+        target: {
+            let mut t = ProbeTarget::from_path(path);
+            t.label = label.to_string();
+            t
+        },
+        bdf: None,
+        model: None,
+        refused: None,
+    };
+    let c = SafetyChecker::default();
+    assert_eq!(verify_live(&m(&l.dev, &name), &c), Ok(()));
+    let r = verify_live(&m(&l.dev, "nvme0n1"), &c).unwrap_err();
+    assert_eq!(
+        r.reason,
+        Reason::NotVerified {
+            node: l.dev.display().to_string(),
+            why: format!("it is {name} here, not nvme0n1"),
+        }
+    );
+    let r = verify_live(&m(&l.backing, "nvme0n1"), &c).unwrap_err();
+    assert!(matches!(r.reason, Reason::NotVerified { .. }), "{r:?}");
+    // A BDF the device does not sit under (a loop device sits under none).
+    let mut with_bdf = m(&l.dev, &name);
+    with_bdf.bdf = Some("0000:01:00.0".into());
+    assert!(verify_live(&with_bdf, &c).is_err());
 }
 
 #[test]

@@ -3,17 +3,18 @@
 
 use laneplan::finding::{Finding, has_errors};
 use laneplan::probe::engine::Bound;
+use laneplan::probe::parse;
 use laneplan::probe::results::{render_curve_table, render_table};
-use laneplan::probe::safety::SafetyChecker;
+use laneplan::probe::safety::{Reason, Refusal, SafetyChecker};
 use laneplan::probe::target::ProbeTarget;
-use laneplan::probe::workload::{Overrides, PROFILES, Trace, Workload, parse_size};
+use laneplan::probe::workload::{Overrides, PROFILES, Trace, Workload};
 use laneplan::probe::{EngineChoice, ProbeError, ProbeOptions, Progress};
 use miette::{IntoDiagnostic, miette};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicUsize};
 use std::time::Duration;
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -27,7 +28,9 @@ pub enum EngineArg {
 /// Direct-I/O probes: IOPS, bandwidth and latency per device, beside the predicted ceiling.
 ///
 /// Read-only by default. Writing needs --write, and on a block device also
-/// --destroy-data-on naming it. Devices in use (mounted, holders, swap) are always refused.
+/// --destroy-data-on naming it. Targets in use (mounted, holders, swap, a file backing a loop
+/// device, open for writing elsewhere) are always refused. Ctrl-C prints what was measured
+/// and exits 130.
 #[derive(clap::Args, Debug)]
 pub struct ProbeArgs {
     /// Block devices or files to probe (a missing file is created with --size).
@@ -57,23 +60,27 @@ pub struct ProbeArgs {
     #[arg(long)]
     pub trace: Option<PathBuf>,
     /// Measured time per run, after the ramp (e.g. 10s, 500ms, 2m). Default 10s.
-    #[arg(long, conflicts_with = "ios")]
-    pub runtime: Option<String>,
-    /// Stop after exactly this many measured I/Os per device instead of a time.
-    #[arg(long)]
+    /// At most 30 days.
+    #[arg(long, conflicts_with = "ios", value_parser = parse::parse_duration)]
+    pub runtime: Option<Duration>,
+    /// Stop after exactly this many measured I/Os per device instead of a time (1 to 10^12).
+    #[arg(long, value_parser = parse::parse_ios)]
     pub ios: Option<u64>,
-    /// Warm-up excluded from the results. Default 2s with --runtime, 0 with --ios.
-    #[arg(long)]
-    pub ramp: Option<String>,
-    /// Fixed rate per device (IOPS); latency counts from the scheduled issue time.
-    #[arg(long)]
+    /// Warm-up excluded from the results. Default 2s with --runtime, 0 with --ios; at most 30
+    /// days.
+    #[arg(long, value_parser = parse::parse_duration)]
+    pub ramp: Option<Duration>,
+    /// Fixed rate per device (IOPS, 0.001 to 1e9); latency counts from the scheduled issue
+    /// time.
+    #[arg(long, value_parser = parse::parse_rate, allow_negative_numbers = true)]
     pub rate: Option<f64>,
     /// Share of each device covered, e.g. 25% or 0.25 (the reviews used 25 %).
-    #[arg(long, default_value = "25%")]
-    pub working_set: String,
-    /// Size of a file target to create when it does not exist (e.g. 1g).
-    #[arg(long)]
-    pub size: Option<String>,
+    #[arg(long, default_value = "25%", value_parser = parse::parse_fraction)]
+    pub working_set: f64,
+    /// Size of a file target to create when it does not exist (e.g. 1g; 512 bytes to 1p,
+    /// and no more than the filesystem has free).
+    #[arg(long, value_parser = parse::parse_file_size)]
+    pub size: Option<u64>,
     #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
     pub engine: EngineArg,
     /// Run all devices at once (each device's share and the total).
@@ -92,10 +99,10 @@ pub struct ProbeArgs {
     #[arg(long, value_name = "SERIAL|PATH")]
     pub destroy_data_on: Vec<String>,
     /// Predicted read ceiling of each named target, GB/s (the planner fills this with --mapped).
-    #[arg(long, value_name = "GB/S")]
+    #[arg(long, value_name = "GB/S", value_parser = parse::parse_ceiling, allow_negative_numbers = true)]
     pub ceiling_read: Option<f64>,
     /// Predicted write ceiling of each named target, GB/s.
-    #[arg(long, value_name = "GB/S")]
+    #[arg(long, value_name = "GB/S", value_parser = parse::parse_ceiling, allow_negative_numbers = true)]
     pub ceiling_write: Option<f64>,
     /// JSON on stdout (schema in docs/probe-json.md); no progress bar.
     #[arg(long)]
@@ -104,8 +111,9 @@ pub struct ProbeArgs {
     /// beside the ceiling of its path. Namespaces in use are skipped, with the reason.
     #[arg(long, conflicts_with = "targets")]
     pub mapped: bool,
-    /// With --mapped: the host root to audit (`<root>/sys`, `<root>/proc`); also used for the
-    /// safety checks.
+    /// With --mapped: the host root to audit (`<root>/sys`). A capture (any root but `/`) only
+    /// lists: writes are refused, and I/O goes only to nodes verified on the live host. Safety
+    /// is always checked against the live /proc and /sys.
     #[arg(long, value_name = "DIR", requires = "mapped")]
     pub sysfs_root: Option<PathBuf>,
     /// With --mapped: the build the host should match; bays are named from it.
@@ -125,42 +133,35 @@ pub struct ProbeArgs {
     pub sys_root: PathBuf,
 }
 
-/// `5s`, `500ms`, `2m`, `1.5` (seconds).
-fn parse_duration(s: &str) -> miette::Result<Duration> {
-    let t = s.trim();
-    let (num, mult) = if let Some(n) = t.strip_suffix("ms") {
-        (n, 1e-3)
-    } else if let Some(n) = t.strip_suffix("us") {
-        (n, 1e-6)
-    } else if let Some(n) = t.strip_suffix('s') {
-        (n, 1.0)
-    } else if let Some(n) = t.strip_suffix('m') {
-        (n, 60.0)
-    } else if let Some(n) = t.strip_suffix('h') {
-        (n, 3600.0)
-    } else {
-        (t, 1.0)
-    };
-    let v: f64 = num
-        .trim()
-        .parse()
-        .map_err(|_| miette!("`{s}` is not a duration (examples: 10s, 500ms, 2m)"))?;
-    if !(v >= 0.0 && v.is_finite()) {
-        return Err(miette!("`{s}` is not a duration"));
-    }
-    Ok(Duration::from_secs_f64(v * mult))
-}
+/// Largest trace file read (`--trace`).
+const MAX_TRACE_BYTES: u64 = 1 << 30;
 
-fn parse_fraction(s: &str) -> miette::Result<f64> {
-    let t = s.trim();
-    let v = if let Some(p) = t.strip_suffix('%') {
-        p.trim().parse::<f64>().map(|x| x / 100.0)
-    } else {
-        t.parse::<f64>()
-            .map(|x| if x > 1.0 { x / 100.0 } else { x })
+/// A trace file's text: a regular file (a FIFO would block) of at most 1 GiB.
+fn read_trace(t: &std::path::Path) -> miette::Result<String> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer.
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(t)
+        .map_err(|e| miette!("{}: {e}", t.display()))?;
+    let m = f.metadata().map_err(|e| miette!("{}: {e}", t.display()))?;
+    if !m.is_file() {
+        return Err(miette!("{}: a trace must be a regular file", t.display()));
     }
-    .map_err(|_| miette!("`{s}` is not a fraction (examples: 25%, 0.25, 100%)"))?;
-    Ok(v)
+    if m.len() > MAX_TRACE_BYTES {
+        return Err(miette!(
+            "{}: {} bytes; traces of at most {MAX_TRACE_BYTES} bytes (1 GiB) are read",
+            t.display(),
+            m.len()
+        ));
+    }
+    let mut text = String::new();
+    f.take(MAX_TRACE_BYTES)
+        .read_to_string(&mut text)
+        .map_err(|e| miette!("{}: {e}", t.display()))?;
+    Ok(text)
 }
 
 fn print_findings(findings: &[Finding]) {
@@ -185,12 +186,17 @@ fn probe_error(e: ProbeError) -> miette::Report {
     }
 }
 
-/// `--mapped`: the audit's namespaces as targets (refused ones dropped with a message).
+/// `--mapped`: the audit's namespaces as targets (refused ones dropped with a message). With
+/// a capture (`--sysfs-root` other than `/`) it lists only: writes are refused, and I/O goes
+/// only to nodes verified on the live host (`verify_live`), else the run is refused.
 fn mapped_targets(
     a: &ProbeArgs,
     catalog: &super::plan::CatalogArgs,
+    writes: bool,
+    live: &SafetyChecker,
 ) -> miette::Result<Option<Vec<ProbeTarget>>> {
     let root = a.sysfs_root.clone().unwrap_or_else(|| PathBuf::from("/"));
+    let capture = std::fs::canonicalize(&root).map_or(true, |r| r != std::path::Path::new("/"));
     if !root.join("sys").is_dir() {
         return Err(miette!("{} has no sys/ directory", root.display()));
     }
@@ -207,8 +213,24 @@ fn mapped_targets(
         }
         return Ok(None);
     }
+    if capture && writes {
+        let r = Refusal::new(
+            Reason::CaptureWrite,
+            format!(
+                "--sysfs-root {} is a capture, not this host: probe --mapped only lists and reads there, never writes",
+                root.display()
+            ),
+            "list it with --dry-run; to write, run on the host itself and name each device with --destroy-data-on",
+        );
+        return Err(probe_error(ProbeError::Refused(r)));
+    }
     let mut out = Vec::new();
     for m in mapped {
+        if m.refused.is_none()
+            && let Err(r) = laneplan::probe::mapped::verify_live(&m, live)
+        {
+            return Err(probe_error(ProbeError::Refused(r)));
+        }
         match &m.refused {
             Some(why) => eprintln!("skipping {}: {why}", m.target.path.display()),
             None => out.push(m.target),
@@ -252,9 +274,7 @@ pub fn run(a: ProbeArgs, catalog: &super::plan::CatalogArgs) -> miette::Result<E
     let mut workload =
         Workload::from_profile(&a.profile, &overrides).map_err(|e| miette!("{e}"))?;
     if let Some(t) = &a.trace {
-        let text = std::fs::read_to_string(t)
-            .into_diagnostic()
-            .map_err(|e| miette!("{}: {e}", t.display()))?;
+        let text = read_trace(t)?;
         let trace = Trace::parse(&text).map_err(|e| miette!("{}: {e}", t.display()))?;
         workload.name = format!("trace {}", t.display());
         workload.read_pct = if trace.ops.iter().any(|o| o.write) {
@@ -266,33 +286,22 @@ pub fn run(a: ProbeArgs, catalog: &super::plan::CatalogArgs) -> miette::Result<E
         workload.source = None;
     }
     let mut opts = ProbeOptions::new(workload);
-    opts.bound = match (a.ios, &a.runtime) {
-        (Some(0), _) => return Err(miette!("--ios must be at least 1")),
+    opts.bound = match (a.ios, a.runtime) {
         (Some(n), _) => Bound::Ios(n),
-        (None, Some(r)) => Bound::Time(parse_duration(r)?),
+        (None, Some(r)) => Bound::Time(r),
         (None, None) => Bound::Time(Duration::from_secs(10)),
     };
     if opts.bound == Bound::Time(Duration::ZERO) {
         return Err(miette!("--runtime must be more than 0"));
     }
-    opts.ramp = match (&a.ramp, a.ios) {
-        (Some(r), _) => parse_duration(r)?,
+    opts.ramp = match (a.ramp, a.ios) {
+        (Some(r), _) => r,
         (None, Some(_)) => Duration::ZERO,
         (None, None) => Duration::from_secs(2),
     };
-    if let Some(r) = a.rate
-        && !(r > 0.0 && r.is_finite())
-    {
-        return Err(miette!("--rate must be a positive number of IOPS"));
-    }
     opts.rate = a.rate;
-    opts.working_set = parse_fraction(&a.working_set)?;
-    opts.size = a
-        .size
-        .as_deref()
-        .map(parse_size)
-        .transpose()
-        .map_err(|e| miette!("--size: {e}"))?;
+    opts.working_set = a.working_set;
+    opts.size = a.size;
     opts.engine = match a.engine {
         EngineArg::Auto => EngineChoice::Auto,
         EngineArg::Sync => EngineChoice::Sync,
@@ -302,8 +311,11 @@ pub fn run(a: ProbeArgs, catalog: &super::plan::CatalogArgs) -> miette::Result<E
     opts.destroy_data_on = a.destroy_data_on.clone();
     opts.together = a.together;
     opts.curve = a.curve;
+    // Safety is always checked on the live host (the hidden roots are for tests); with
+    // --mapped --sysfs-root the capture only says what to probe.
+    let checker = SafetyChecker::with_roots(&a.proc_root, &a.sys_root).with_dev_root(&a.dev_root);
     let targets: Vec<ProbeTarget> = if a.mapped {
-        match mapped_targets(&a, catalog)? {
+        match mapped_targets(&a, catalog, opts.workload.writes(), &checker)? {
             Some(t) => t,
             None => return Ok(ExitCode::SUCCESS),
         }
@@ -318,21 +330,20 @@ pub fn run(a: ProbeArgs, catalog: &super::plan::CatalogArgs) -> miette::Result<E
             })
             .collect()
     };
-    // A --sysfs-root host is checked against its own mount table and holders.
-    let (proc_root, sys_root) = match (&a.sysfs_root, a.mapped) {
-        (Some(r), true) => (r.join("proc"), r.join("sys")),
-        _ => (a.proc_root.clone(), a.sys_root.clone()),
-    };
-    let checker = SafetyChecker::with_roots(&proc_root, &sys_root);
 
-    // Ctrl-C: the first stops the run cleanly (results so far are printed), a second exits.
+    // Ctrl-C (or SIGTERM): the first stops the run cleanly (results so far are printed, marked
+    // interrupted, exit 128 + the signal: 130 for Ctrl-C); a second exits at once.
     let stop = Arc::new(AtomicBool::new(false));
-    let _ = signal_hook::flag::register_conditional_shutdown(
-        signal_hook::consts::SIGINT,
-        130,
-        stop.clone(),
-    );
-    let _ = signal_hook::flag::register(signal_hook::consts::SIGINT, stop.clone());
+    let signal = Arc::new(AtomicUsize::new(0));
+    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        let _ = signal_hook::flag::register_conditional_shutdown(sig, 128 + sig, stop.clone());
+        let _ = signal_hook::flag::register_usize(sig, signal.clone(), 128 + sig as usize);
+        let _ = signal_hook::flag::register(sig, stop.clone());
+    }
+    let interrupted_code = || {
+        let code = signal.load(std::sync::atomic::Ordering::Relaxed);
+        ExitCode::from(if code == 0 { 130 } else { code as u8 })
+    };
 
     let bar = if a.json || !std::io::stderr().is_terminal() {
         indicatif::ProgressBar::hidden()
@@ -363,7 +374,13 @@ pub fn run(a: ProbeArgs, catalog: &super::plan::CatalogArgs) -> miette::Result<E
     };
     let report = laneplan::probe::run(&targets, &opts, &checker, &stop, &show);
     bar.finish_and_clear();
-    let report = report.map_err(probe_error)?;
+    let report = match report {
+        Err(ProbeError::Interrupted(what)) => {
+            eprintln!("interrupted before any I/O: {what}");
+            return Ok(interrupted_code());
+        }
+        r => r.map_err(probe_error)?,
+    };
 
     if let Some(path) = &a.svg {
         let title = format!("{}: latency against IOPS", report.workload.name);
@@ -401,7 +418,9 @@ pub fn run(a: ProbeArgs, catalog: &super::plan::CatalogArgs) -> miette::Result<E
         }
         print_findings(&report.findings);
     }
-    Ok(if has_errors(&report.findings) {
+    Ok(if report.interrupted {
+        interrupted_code()
+    } else if has_errors(&report.findings) {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS

@@ -109,6 +109,25 @@ pub enum Bound {
 /// them (they are then reported as abandoned).
 pub const DRAIN_GRACE: Duration = Duration::from_secs(2);
 
+/// Longest any job waits (for a completion, or for the next I/O a rate schedules) before it
+/// looks at the stop flag again: Ctrl-C ends a run within this, whatever `--rate` is.
+pub const STOP_POLL: Duration = Duration::from_millis(50);
+
+/// Sleeps until `at` (`now_ns`), in steps of at most [`STOP_POLL`]; `false` when `stop` was
+/// set first.
+pub fn sleep_until(at: u64, stop: &AtomicBool) -> bool {
+    loop {
+        let now = now_ns();
+        if now >= at {
+            return true;
+        }
+        if stop.load(Ordering::Relaxed) {
+            return false;
+        }
+        std::thread::sleep(Duration::from_nanos(at - now).min(STOP_POLL));
+    }
+}
+
 /// One job's parameters: one ring, or `qd` threads for the sync engine.
 pub struct JobParams {
     pub file: Arc<File>,
@@ -428,30 +447,28 @@ pub fn run_uring(mut p: JobParams) -> std::io::Result<JobStats> {
         sq.sync();
         // Submit and wait: for a completion, or until the next scheduled issue, or (when
         // draining) until the grace runs out.
+        // Every wait is bounded by STOP_POLL, so a stop (Ctrl-C) is seen even while a rate
+        // schedules the next I/O far ahead or a stalled device completes nothing.
+        let poll_end = now_ns() + STOP_POLL.as_nanos() as u64;
         let limit = if stopping {
-            Some(drain_deadline)
+            drain_deadline
         } else {
-            wait_until
+            wait_until.map_or(poll_end, |t| t.min(poll_end))
         };
-        let r = match limit {
-            None => submitter.submit_and_wait(1),
-            Some(t) => {
-                let left = t.saturating_sub(now_ns());
-                if left == 0 && !stopping {
-                    submitter.submit()
-                } else if left == 0 {
-                    break;
-                } else {
-                    let ts = types::Timespec::from(Duration::from_nanos(left));
-                    let args = types::SubmitArgs::new().timespec(&ts);
-                    if inflight > 0 {
-                        submitter.submit_with_args(1, &args)
-                    } else {
-                        let r = submitter.submit();
-                        std::thread::sleep(Duration::from_nanos(left));
-                        r
-                    }
-                }
+        let left = limit.saturating_sub(now_ns());
+        let r = if left == 0 && !stopping {
+            submitter.submit()
+        } else if left == 0 {
+            break;
+        } else {
+            let ts = types::Timespec::from(Duration::from_nanos(left));
+            let args = types::SubmitArgs::new().timespec(&ts);
+            if inflight > 0 {
+                submitter.submit_with_args(1, &args)
+            } else {
+                let r = submitter.submit();
+                std::thread::sleep(Duration::from_nanos(left));
+                r
             }
         };
         if let Err(e) = r {
@@ -623,8 +640,8 @@ pub fn run_sync(p: JobParams) -> JobStats {
                         if at >= sched.deadline {
                             break;
                         }
-                        if at > now {
-                            std::thread::sleep(Duration::from_nanos(at - now));
+                        if at > now && !sleep_until(at, &stop) {
+                            break;
                         }
                         (Some(at), k >= sched.first_measured)
                     } else {

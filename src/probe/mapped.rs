@@ -2,6 +2,7 @@
 //! with its bay, slot and link, and with the ceiling of its path: the planner's when a build
 //! is given (`--against`), else what its live link carries.
 
+use super::safety::{Reason, Refusal, SafetyChecker};
 use super::target::ProbeTarget;
 use crate::against::Diff;
 use crate::host::audit::Audit;
@@ -83,6 +84,63 @@ pub fn targets(audit: &Audit, diff: Option<&Diff>, dev: &Path) -> Vec<Mapped> {
         }
     }
     out
+}
+
+/// Whether a mapped target is, on the live host `checker` looks at, the namespace the audit
+/// described: its node is a block device, `/sys/dev/block/M:m` resolves to a device of the
+/// same kernel name, and that device sits under the same PCI function. A capture
+/// (`--sysfs-root`) describes another moment or another host; I/O goes only to nodes that pass
+/// this, and then through the full safety check against the live /proc and /sys.
+pub fn verify_live(m: &Mapped, checker: &SafetyChecker) -> Result<(), Refusal> {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    let node = m.target.path.display().to_string();
+    let refuse = |why: String| {
+        Refusal::new(
+            Reason::NotVerified {
+                node: node.clone(),
+                why: why.clone(),
+            },
+            format!(
+                "{node} was not verified on this host ({why}); --mapped does I/O only on namespaces found on the live host"
+            ),
+            "list a capture with --dry-run; probe on the host itself (without --sysfs-root), or name the device directly",
+        )
+    };
+    let meta = std::fs::metadata(&m.target.path).map_err(|e| refuse(format!("{node}: {e}")))?;
+    if !meta.file_type().is_block_device() {
+        return Err(refuse(format!("{node} is not a block device")));
+    }
+    let (ma, mi) = (
+        rustix::fs::major(meta.rdev()),
+        rustix::fs::minor(meta.rdev()),
+    );
+    let Some(ident) = checker.ident(ma, mi) else {
+        return Err(refuse(format!(
+            "{} does not resolve",
+            checker
+                .sys_root
+                .join(format!("dev/block/{ma}:{mi}"))
+                .display()
+        )));
+    };
+    if ident.name != m.target.label {
+        return Err(refuse(format!(
+            "it is {} here, not {}",
+            ident.name, m.target.label
+        )));
+    }
+    if let Some(bdf) = &m.bdf
+        && !ident
+            .sys_dir
+            .components()
+            .any(|c| c.as_os_str() == bdf.as_str())
+    {
+        return Err(refuse(format!(
+            "{} is not under PCI function {bdf} here",
+            ident.name
+        )));
+    }
+    Ok(())
 }
 
 fn round3(v: f64) -> f64 {

@@ -12,6 +12,7 @@
 
 pub mod engine;
 pub mod mapped;
+pub mod parse;
 pub mod results;
 pub mod safety;
 pub mod svg;
@@ -23,6 +24,7 @@ use engine::{Bound, EngineKind, JobParams, JobStats};
 use results::{Curve, CurvePoint, DeviceResult, ProbeReport, ResultContext, WorkloadInfo};
 use safety::{Refusal, SafetyChecker};
 use std::fs::File;
+use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
@@ -90,6 +92,9 @@ pub enum ProbeError {
     Target(#[from] target::TargetError),
     #[error(transparent)]
     Workload(#[from] workload::WorkloadError),
+    /// Stopped (Ctrl-C) before anything was measured; exit 130.
+    #[error("interrupted before any I/O was measured: {0}")]
+    Interrupted(String),
 }
 
 impl ProbeError {
@@ -145,6 +150,53 @@ pub fn prepare(
     opts: &ProbeOptions,
     checker: &SafetyChecker,
 ) -> Result<(Vec<Prepared>, Vec<Finding>), ProbeError> {
+    prepare_until(targets, opts, checker, &AtomicBool::new(false))
+}
+
+/// Most buffer memory one device's jobs may pin (`jobs x qd x largest block`).
+pub const MAX_BUFFER_BYTES: u64 = 4 << 30;
+
+/// Whether `path` names something under the device directory (`/dev`), where a missing
+/// target is a missing device, never a file to create.
+fn under_dev(path: &Path, dev_root: &Path) -> bool {
+    let abs = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::env::current_dir().unwrap_or_default().join(path)
+    };
+    let dev = std::fs::canonicalize(dev_root).unwrap_or_else(|_| dev_root.to_path_buf());
+    let parent = abs
+        .parent()
+        .and_then(|p| std::fs::canonicalize(p).ok())
+        .unwrap_or_else(|| abs.clone());
+    abs.starts_with(dev_root) || abs.starts_with(&dev) || parent.starts_with(&dev)
+}
+
+/// [`prepare`], giving up once `stop` is set (Ctrl-C while a big file is prefilled). Files
+/// it created are removed again when it fails.
+pub fn prepare_until(
+    targets: &[ProbeTarget],
+    opts: &ProbeOptions,
+    checker: &SafetyChecker,
+    stop: &AtomicBool,
+) -> Result<(Vec<Prepared>, Vec<Finding>), ProbeError> {
+    let mut created = Vec::new();
+    let r = prepare_inner(targets, opts, checker, stop, &mut created);
+    if r.is_err() {
+        for p in created {
+            let _ = std::fs::remove_file(p);
+        }
+    }
+    r
+}
+
+fn prepare_inner(
+    targets: &[ProbeTarget],
+    opts: &ProbeOptions,
+    checker: &SafetyChecker,
+    stop: &AtomicBool,
+    created: &mut Vec<std::path::PathBuf>,
+) -> Result<(Vec<Prepared>, Vec<Finding>), ProbeError> {
     if targets.is_empty() {
         return Err(ProbeError::Input(
             "no target: name block devices or files to probe".into(),
@@ -161,8 +213,25 @@ pub fn prepare(
     let mut findings = Vec::new();
     // All refusals before anything is opened or created.
     let mut kinds = Vec::new();
+    let jobs_bytes = u64::from(w.jobs)
+        * u64::from(w.qd)
+        * w.trace
+            .as_ref()
+            .map_or(u64::from(w.bs.max()), |t| u64::from(t.max_len()));
+    if jobs_bytes > MAX_BUFFER_BYTES {
+        return Err(ProbeError::Input(format!(
+            "--jobs x --qd x the largest block needs {jobs_bytes} bytes of I/O buffers per device; at most {MAX_BUFFER_BYTES} (4 GiB)"
+        )));
+    }
     for t in targets {
         let kind = target::classify(&t.path)?;
+        if kind.is_none() && under_dev(&t.path, &checker.dev_root) {
+            return Err(ProbeError::Input(format!(
+                "{}: no such device on this host (nothing is created under {}); `laneplan audit` lists the drives it has",
+                t.path.display(),
+                checker.dev_root.display()
+            )));
+        }
         checker.check(
             &t.path,
             kind,
@@ -184,6 +253,9 @@ pub fn prepare(
             )));
         }
         let (open, mut f) = target::open_target(t, write, opts.size)?;
+        if open.created {
+            created.push(t.path.clone());
+        }
         findings.append(&mut f);
         let align = open.align;
         let mut workload = w.clone();
@@ -215,7 +287,12 @@ pub fn prepare(
         }
         if open.kind == TargetKind::File && reads {
             if open.created {
-                target::prefill(&t.path, ws, align)?;
+                target::prefill_until(&t.path, ws, align, stop).map_err(|e| match e {
+                    target::TargetError::Interrupted { .. } => {
+                        ProbeError::Interrupted(e.to_string())
+                    }
+                    e => e.into(),
+                })?;
             } else if let Some(hole) = target::first_hole(&open.file, ws) {
                 findings.push(
                     Finding::warning(
@@ -342,14 +419,15 @@ pub fn fio_command(
             let per_job = n.div_ceil(u64::from(w.jobs.max(1)));
             c.push_str(&format!(
                 " --io_size={} --number_ios={per_job}",
-                per_job * u64::from(w.bs.max())
+                per_job.saturating_mul(u64::from(w.bs.max()))
             ));
         }
     }
     if let Some(r) = opts.rate {
         // Ours is per device, fio's per job.
         let per_job = r / f64::from(w.jobs.max(1));
-        c.push_str(&format!(" --rate_iops={}", per_job.round() as u64));
+        // fio takes whole IOPS, and 0 means no limit: never print 0.
+        c.push_str(&format!(" --rate_iops={}", (per_job.round() as u64).max(1)));
     }
     if w.pattern == workload::Pattern::Random {
         // Offsets drawn with replacement, a new sequence every run, as laneplan draws them.
@@ -430,7 +508,7 @@ fn run_set(
         Bound::Ios(_) => None,
     };
     let expected_ios = match opts.bound {
-        Bound::Ios(n) => Some(n * set.len() as u64),
+        Bound::Ios(n) => Some(n.saturating_mul(set.len() as u64)),
         Bound::Time(_) => None,
     };
     loop {
@@ -524,7 +602,7 @@ pub fn run(
         ));
     }
     let (mut engine, engine_finding) = select_engine(opts.engine, opts.workload.qd)?;
-    let (prepared, mut findings) = prepare(targets, opts, checker)?;
+    let (prepared, mut findings) = prepare_until(targets, opts, checker, stop)?;
     findings.extend(engine_finding);
     if opts.engine == EngineChoice::Auto
         && engine == EngineKind::IoUring

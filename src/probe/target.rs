@@ -65,6 +65,8 @@ pub struct OpenTarget {
 
 #[derive(Debug, thiserror::Error)]
 pub enum TargetError {
+    #[error("{path}: interrupted while prefilling it; the file this run created was removed")]
+    Interrupted { path: String },
     #[error("{path}: {msg}")]
     Input { path: String, msg: String },
     #[error("{path}: {source}")]
@@ -159,19 +161,53 @@ pub fn open_target(
                     "does not exist; give --size to create a file target of that size",
                 ));
             };
+            if size == 0 {
+                return Err(input_err(
+                    path,
+                    "--size 0: a file target needs at least one block",
+                ));
+            }
+            // Checked before anything is created, so a failure leaves nothing behind.
+            let parent = path
+                .parent()
+                .filter(|p| !p.as_os_str().is_empty())
+                .unwrap_or(Path::new("."));
+            if let Ok(st) = rustix::fs::statvfs(parent) {
+                let free = st.f_bavail.saturating_mul(st.f_frsize);
+                if size > free {
+                    return Err(input_err(
+                        path,
+                        format!(
+                            "--size {size} bytes does not fit: {} has {free} bytes free; nothing was created",
+                            parent.display()
+                        ),
+                    ));
+                }
+            }
             let f = std::fs::OpenOptions::new()
                 .read(true)
                 .write(true)
                 .create_new(true)
                 .open(path)
                 .map_err(|e| io_err(path, e))?;
-            rustix::fs::fallocate(&f, rustix::fs::FallocateFlags::empty(), 0, size)
-                .map_err(|e| io_err(path, e.into()))?;
+            if let Err(e) = rustix::fs::fallocate(&f, rustix::fs::FallocateFlags::empty(), 0, size)
+            {
+                drop(f);
+                let _ = std::fs::remove_file(path);
+                return Err(input_err(
+                    path,
+                    format!("cannot allocate {size} bytes ({e}); the file was removed again"),
+                ));
+            }
             created = true;
             TargetKind::File
         }
     };
-    let file = open_direct(path, write).map_err(|e| match e.raw_os_error() {
+    let opened = open_direct(path, write);
+    if opened.is_err() && created {
+        let _ = std::fs::remove_file(path);
+    }
+    let file = opened.map_err(|e| match e.raw_os_error() {
         Some(libc::EINVAL) => input_err(
             path,
             "the filesystem does not support O_DIRECT (direct I/O); probe a block device or a file on ext4/xfs",
@@ -255,6 +291,16 @@ pub fn first_hole(file: &File, end: u64) -> Option<u64> {
 /// Writes `[0, len)` of a freshly created file with non-zero, incompressible data, so that
 /// reads touch the disk. Uses direct I/O in 1 MiB chunks.
 pub fn prefill(path: &Path, len: u64, align: u64) -> Result<(), TargetError> {
+    prefill_until(path, len, align, &std::sync::atomic::AtomicBool::new(false))
+}
+
+/// [`prefill`] that gives up (an `Interrupted` error) once `stop` is set, checked every MiB.
+pub fn prefill_until(
+    path: &Path,
+    len: u64,
+    align: u64,
+    stop: &std::sync::atomic::AtomicBool,
+) -> Result<(), TargetError> {
     use std::os::unix::fs::FileExt;
     let f = open_direct(path, true).map_err(|e| io_err(path, e))?;
     let chunk = 1usize << 20;
@@ -265,6 +311,11 @@ pub fn prefill(path: &Path, len: u64, align: u64) -> Result<(), TargetError> {
     }
     let mut off = 0u64;
     while off < len {
+        if stop.load(std::sync::atomic::Ordering::Relaxed) {
+            return Err(TargetError::Interrupted {
+                path: path.display().to_string(),
+            });
+        }
         let n = ((len - off).min(chunk as u64)).div_ceil(align) * align;
         f.write_all_at(&buf.as_slice()[..n as usize], off)
             .map_err(|e| io_err(path, e))?;

@@ -43,8 +43,15 @@ impl Drop for LoopDev {
     }
 }
 
-/// Makes a loop device, or says why not: `None` after printing `SKIPPED: ...`. With
-/// `LANEPLAN_REQUIRE_LOOP=1` a failure panics instead (CI runs as root).
+/// Whether a loop device is required: `LANEPLAN_REQUIRE_LOOP=1`, or in CI (`CI=true`, which
+/// CI services set), where a loop-device test that cannot make one fails instead of skipping.
+pub fn loop_required() -> bool {
+    std::env::var("LANEPLAN_REQUIRE_LOOP").as_deref() == Ok("1")
+        || std::env::var("CI").is_ok_and(|v| v == "true" || v == "1")
+}
+
+/// Makes a loop device, or says why not: `None` after printing `SKIPPED: ...`. When
+/// [`loop_required`] a failure panics instead (CI runs as root).
 pub fn loop_device(test: &str, size: usize) -> Option<LoopDev> {
     let dir = tempfile::tempdir().unwrap();
     let backing = dir.path().join("backing.img");
@@ -65,9 +72,9 @@ pub fn loop_device(test: &str, size: usize) -> Option<LoopDev> {
         Ok(o) => String::from_utf8_lossy(&o.stderr).trim().to_string(),
         Err(e) => format!("losetup: {e}"),
     };
-    if std::env::var("LANEPLAN_REQUIRE_LOOP").as_deref() == Ok("1") {
+    if loop_required() {
         panic!(
-            "{test}: loop device required (LANEPLAN_REQUIRE_LOOP=1) but could not be made: {why}"
+            "{test}: loop device required (CI=true or LANEPLAN_REQUIRE_LOOP=1) but could not be made: {why}"
         );
     }
     skipped(
@@ -154,4 +161,97 @@ pub fn zram_device(test: &str, size: usize) -> Option<ZramDev> {
             None
         }
     }
+}
+
+/// A loop device attached to a file the test owns (no direct I/O, as `losetup -f` gives);
+/// unmounted (when mounted through [`Attached::mount`]) and detached on drop.
+pub struct Attached {
+    pub dev: PathBuf,
+    mounted: Option<PathBuf>,
+}
+
+impl Attached {
+    /// Kernel name (`loop3`).
+    pub fn name(&self) -> String {
+        self.dev.file_name().unwrap().to_string_lossy().into_owned()
+    }
+
+    /// `mkfs.ext4 -q` and mount at `at`; panics when either fails (root was proven by
+    /// attaching).
+    pub fn mkfs_and_mount(&mut self, at: &Path) {
+        run("mkfs.ext4", &["-q", "-F", self.dev.to_str().unwrap()]);
+        std::fs::create_dir_all(at).unwrap();
+        run("mount", &[self.dev.to_str().unwrap(), at.to_str().unwrap()]);
+        self.mounted = Some(at.to_path_buf());
+    }
+
+    /// Unmounts (if mounted here), then `fsck.ext4 -fn`: whether the filesystem is clean,
+    /// and fsck's output.
+    pub fn umount_and_fsck(&mut self) -> (bool, String) {
+        if let Some(m) = self.mounted.take() {
+            run("umount", &[m.to_str().unwrap()]);
+        }
+        let out = Command::new("fsck.ext4")
+            .args(["-fn"])
+            .arg(&self.dev)
+            .output()
+            .expect("fsck.ext4 (e2fsprogs) is required");
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (out.status.success(), text)
+    }
+}
+
+impl Drop for Attached {
+    fn drop(&mut self) {
+        if let Some(m) = self.mounted.take() {
+            let _ = Command::new("umount").arg(&m).status();
+        }
+        let _ = Command::new("losetup").arg("-d").arg(&self.dev).status();
+    }
+}
+
+/// Runs a command that must succeed.
+pub fn run(cmd: &str, args: &[&str]) {
+    let out = Command::new(cmd)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("{cmd}: {e}"));
+    assert!(
+        out.status.success(),
+        "{cmd} {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// `losetup -f --show FILE`, or says why not (`None` after `skipped`; a panic when
+/// [`loop_required`]).
+pub fn attach(test: &str, file: &Path) -> Option<Attached> {
+    let out = Command::new("losetup")
+        .args(["--find", "--show"])
+        .arg(file)
+        .output();
+    let why = match out {
+        Ok(o) if o.status.success() => {
+            return Some(Attached {
+                dev: PathBuf::from(String::from_utf8_lossy(&o.stdout).trim()),
+                mounted: None,
+            });
+        }
+        Ok(o) => String::from_utf8_lossy(&o.stderr).trim().to_string(),
+        Err(e) => format!("losetup: {e}"),
+    };
+    if loop_required() {
+        panic!(
+            "{test}: loop device required (CI=true or LANEPLAN_REQUIRE_LOOP=1) but could not be made: {why}"
+        );
+    }
+    skipped(
+        test,
+        &format!("cannot attach a loop device ({why}); run as root"),
+    );
+    None
 }
