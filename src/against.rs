@@ -185,13 +185,13 @@ pub struct Diff {
 }
 
 impl Diff {
-    /// Planned places (bays and cards, SAS/SATA bays included) and how many of them were
-    /// found: "N of M planned found".
+    /// Planned places a host can show (NVMe bays, cards; not the SAS/SATA bays behind a
+    /// controller) and how many of them were found: "N of M planned found".
     pub fn found_count(&self) -> (usize, usize) {
         let planned: Vec<&DiffEntry> = self
             .entries
             .iter()
-            .filter(|e| e.expected.is_some())
+            .filter(|e| e.expected.is_some() && e.status != DiffStatus::NotVisible)
             .collect();
         let found = planned
             .iter()

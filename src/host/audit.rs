@@ -317,7 +317,10 @@ pub fn audit(
         if kids.iter().any(|&c| {
             matches!(
                 status[c],
-                LinkStatus::Downtrained | LinkStatus::ChipsetReduced | LinkStatus::Down
+                LinkStatus::Downtrained
+                    | LinkStatus::ChipsetReduced
+                    | LinkStatus::Down
+                    | LinkStatus::PowerManaged
             )
         }) {
             continue;
