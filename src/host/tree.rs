@@ -418,12 +418,11 @@ fn mark_platform(
     let is_port = |k: FnKind| k.is_port() || k == FnKind::Switch;
     for i in 0..n {
         let f = &funcs[i];
-        if platform_class(f.class) && !is_port(kind[i]) {
-            kind[i] = FnKind::Platform;
-        } else if parent[i].is_none() && kind[i] == FnKind::Device {
-            kind[i] = FnKind::Platform;
-        } else if platform_class(f.class) && kind[i] == FnKind::RootPort && children[i].is_empty() {
-            // A host bridge that carries a root port capability (Intel's DMI port).
+        let on_root_bus = parent[i].is_none() && kind[i] == FnKind::Device;
+        // A host bridge that carries a root port capability (Intel's DMI port).
+        let host_bridge_port =
+            kind[i] == FnKind::RootPort && children[i].is_empty() && platform_class(f.class);
+        if (platform_class(f.class) && !is_port(kind[i])) || on_root_bus || host_bridge_port {
             kind[i] = FnKind::Platform;
         }
     }
