@@ -70,6 +70,8 @@ pub enum Subject {
     Bay { number: u16 },
     /// A slot, by its platform id (`slot2`, `mini`).
     Slot { id: String },
+    /// Several slots at once (a card rule broken across them), by platform id.
+    Slots { ids: Vec<String> },
     /// A PCI function (port or device), by its address `dddd:bb:dd.f`.
     Device { bdf: String },
     /// A root complex: its platform id, or `dddd:bb` for a live root bus.

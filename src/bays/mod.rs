@@ -587,17 +587,6 @@ fn finding_text(f: &Finding) -> String {
     }
 }
 
-/// Plan findings that have neither a subject nor a node path yet (LP0104, LP0105, LP0110
-/// from `plan::check`, which another change gives subjects): true when `needle` occurs in
-/// `hay` not followed by a digit (`Slot 1` is not in `Slot 10`). Only for those findings.
-fn mentions(hay: &str, needle: &str) -> bool {
-    hay.match_indices(needle).any(|(i, _)| {
-        let rest = &hay[i + needle.len()..];
-        !rest.starts_with(|c: char| c.is_ascii_digit())
-            && !hay[..i].ends_with(|c: char| c.is_ascii_alphanumeric())
-    })
-}
-
 fn node_path(f: &Finding) -> Vec<&str> {
     f.location
         .node
@@ -617,11 +606,12 @@ fn finding_is_about_bay(f: &Finding, n: u16) -> bool {
 
 /// Does a finding concern the slot (or the card in it)?
 fn finding_is_about_slot(f: &Finding, s: &SlotInfo, rc_label: &str, socket_label: &str) -> bool {
-    if let Some(subject) = &f.subject {
-        return *subject
-            == crate::finding::Subject::Slot {
-                id: s.def.id.get_ref().clone(),
-            };
+    let id = s.def.id.get_ref();
+    match &f.subject {
+        Some(crate::finding::Subject::Slot { id: x }) => return x == id,
+        Some(crate::finding::Subject::Slots { ids }) => return ids.contains(id),
+        Some(_) => return false,
+        None => {}
     }
     let path = node_path(f);
     if path.contains(&s.def.label.as_str()) {
@@ -631,8 +621,7 @@ fn finding_is_about_slot(f: &Finding, s: &SlotInfo, rc_label: &str, socket_label
     if path == [socket_label, rc_label] && s.card.is_some() {
         return true;
     }
-    // Legacy: a plan finding with no subject and no node path (see `mentions`).
-    path.is_empty() && mentions(&f.message, &s.def.label)
+    false
 }
 
 fn socket_labels(t: &Topology) -> BTreeMap<u8, (String, Vec<u32>)> {
