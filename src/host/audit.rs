@@ -56,6 +56,9 @@ pub struct EmptyPort {
     /// `0000:40`: the root bus it hangs from.
     pub root_bus: String,
     pub hot_plug: bool,
+    /// Its place in the tree (`[0000:d7] > 0000:d7:03.0`), for findings.
+    #[serde(skip)]
+    pub node: String,
 }
 
 /// One PCI function in the report.
@@ -305,6 +308,7 @@ pub fn audit(
                         .map(|p| tree.funcs[p].bdf().to_string()),
                     root_bus: root_bus_of(&tree, i),
                     hot_plug,
+                    node: tree_path(&tree, i),
                 });
                 let _ = max;
             }
@@ -530,8 +534,20 @@ fn empty_port_findings(ports: &[EmptyPort]) -> Vec<Finding> {
             };
             Finding::note(codes::EMPTY_PORT, format!("{what}: nothing below, no link"))
                 .with_help("not a fault (lspci marks such ports (downgraded)); `--verbose` and the JSON list each port")
-                .about(subject)
-                .at_node(switch.map(str::to_string).unwrap_or_else(|| format!("[{root}]")))
+                .about(if list.len() == 1 {
+                    Subject::Device {
+                        bdf: list[0].bdf.clone(),
+                    }
+                } else {
+                    subject
+                })
+                .at_node(if list.len() == 1 {
+                    list[0].node.clone()
+                } else {
+                    switch
+                        .map(str::to_string)
+                        .unwrap_or_else(|| format!("[{root}]"))
+                })
         })
         .collect()
 }
