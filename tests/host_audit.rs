@@ -473,3 +473,22 @@ fn libnvme_captures_are_beyond_lspci_but_not_the_audit() {
     let bdfs: Vec<&str> = a.functions.iter().map(|f| f.bdf.as_str()).collect();
     assert_eq!(bdfs, ["0214:90:00.0", "052e:78:00.0", "058e:78:00.0"]);
 }
+
+#[test]
+fn platform_functions_by_class_port_type_and_position() {
+    let (_t, root) = unpack("hwloc-2n-nvme-slots/32em64t-2n8c+dax+nvme+mic+dimms.tar.bz2");
+    let a = audit(&root);
+    let kind = |b: &str| f(&a, b).kind;
+    // An NVMe drive on a root bus (partial capture) stays a device; the uncore, the DMA
+    // engine, the PCH SATA and the host bridge are the platform's.
+    assert_eq!(kind("0000:00:02.0"), FnKind::Device);
+    assert_eq!(kind("0000:00:00.0"), FnKind::Platform);
+    assert_eq!(kind("0000:00:04.0"), FnKind::Platform);
+    assert_eq!(kind("0000:00:1f.2"), FnKind::Platform);
+    assert_eq!(kind("0000:7f:0e.1"), FnKind::Platform);
+    // With the subsystem name, as lspci -vv prints it (sysfs: from pci.ids).
+    assert_eq!(
+        f(&a, "0000:00:02.0").name,
+        "Intel Corporation PCIe Data Center SSD (Intel Corporation DC P3600 SSD [Add-in Card])"
+    );
+}

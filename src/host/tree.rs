@@ -207,7 +207,15 @@ impl LiveTree {
                 };
                 // As `lspci -vv` prints it on its Subsystem line: `Dell HBA330 Mini`. Generic
                 // subsystem names (`... Device`) add nothing.
-                match f.subsystem_name.as_deref() {
+                let looked_up;
+                let sub = match f.subsystem_name.as_deref() {
+                    Some(n) => Some(n),
+                    None => {
+                        looked_up = subsystem_name(names, f);
+                        looked_up.as_deref()
+                    }
+                };
+                match sub {
                     Some(sub) if !sub.ends_with(" Device") && sub != "Device" && sub != base => {
                         format!("{base} ({sub})")
                     }
@@ -370,6 +378,18 @@ impl LiveTree {
     }
 }
 
+/// The subsystem's name as `lspci -vv` prints it (`Dell HBA330 Mini`): the subsystem
+/// vendor's name and the pci.ids subsystem entry of the device, when the source gave none.
+fn subsystem_name(names: &dyn PciNames, f: &PciFunction) -> Option<String> {
+    let (v, d) = (f.vendor?, f.device?);
+    let (sv, sd) = (f.subsystem_vendor?, f.subsystem_device?);
+    let sub = pci_ids::Device::from_vid_pid(v, d)?
+        .subsystems()
+        .find(|s| s.subvendor() == sv && s.subdevice() == sd)?;
+    let vendor = names.vendor(sv)?;
+    Some(format!("{vendor} {}", sub.name()))
+}
+
 /// Class codes (base class and subclass) that are always the CPU's or chipset's own: host
 /// bridges (0600, AMD data fabric and dummy host bridges), IOMMU (0806), generic system
 /// peripherals (0880, Intel uncore), performance counters (1101), non-essential
@@ -402,7 +422,8 @@ fn platform_class(class: Option<u32>) -> bool {
 /// (never from names):
 /// * a platform class anywhere;
 /// * every non-bridge function directly on a root bus (root-complex integrated endpoints and
-///   chipset functions: they sit on no link a card could fill);
+///   chipset functions: they sit on no link a card could fill), except PCIe endpoints and
+///   NVMe drives (a partial capture can show those there);
 /// * every function of a device that has a platform-class function (AMD's internal ports
 ///   carry a dummy function beside their USB and SATA controllers), and every endpoint below
 ///   a root port whose sibling root ports (same device) lead to platform functions;
@@ -418,7 +439,15 @@ fn mark_platform(
     let is_port = |k: FnKind| k.is_port() || k == FnKind::Switch;
     for i in 0..n {
         let f = &funcs[i];
-        let on_root_bus = parent[i].is_none() && kind[i] == FnKind::Device;
+        // Directly on a root bus: root-complex integrated endpoints and chipset functions,
+        // not a PCIe endpoint (a partial capture can show one there) nor an NVMe drive.
+        let on_root_bus = parent[i].is_none()
+            && kind[i] == FnKind::Device
+            && !matches!(
+                f.port_type,
+                Some(PortType::Endpoint | PortType::LegacyEndpoint)
+            )
+            && f.class.map(|c| c >> 8) != Some(0x0108);
         // A host bridge that carries a root port capability (Intel's DMI port).
         let host_bridge_port =
             kind[i] == FnKind::RootPort && children[i].is_empty() && platform_class(f.class);
