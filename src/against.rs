@@ -10,30 +10,35 @@
 //!
 //! SAS/SATA bays sit behind a controller and are invisible to PCIe: they are reported as such.
 
-use crate::finding::{Finding, Location};
+use crate::finding::{Finding, Location, Subject};
 use crate::host::audit::{Audit, FunctionReport};
 use crate::host::model::LinkState;
 use crate::host::tree::{FnKind, device_class};
 use crate::pcie::LinkRate;
 use crate::plan::instantiate::Plan;
+use crate::platform::Catalog;
+use crate::platform::schema::parse_bay_list;
 use crate::topology::{DeviceClass, Link, NodeKind, Topology};
 use petgraph::stable_graph::NodeIndex;
 use serde::Serialize;
 
 /// Codes of the plan-against-host diff.
 pub mod codes {
-    pub const MISSING: &str = "LP0320";
-    pub const UNEXPECTED: &str = "LP0321";
-    pub const DOWNTRAINED: &str = "LP0322";
-    pub const WRONG_SOCKET: &str = "LP0323";
-    pub const WRONG_PART: &str = "LP0324";
-    pub const NOT_LOCATED: &str = "LP0325";
+    use crate::finding::code;
+    pub const MISSING: &str = code::MISSING.code;
+    pub const UNEXPECTED: &str = code::UNEXPECTED.code;
+    pub const DOWNTRAINED: &str = code::DOWNTRAINED_VS_PLAN.code;
+    pub const WRONG_SOCKET: &str = code::WRONG_SOCKET.code;
+    pub const WRONG_PART: &str = code::WRONG_PART.code;
+    pub const NOT_LOCATED: &str = code::NOT_LOCATED.code;
 }
 
+/// The one status of a bay, slot or card, for the diff and every view (the bays pictures use
+/// it as `BayStatus`). A plan alone gives `Ok`, `Empty` and `Degraded`; an audit the others.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum DiffStatus {
-    /// Found as planned.
+    /// Found as planned (or, from a plan alone, a drive installed).
     Ok,
     /// Planned empty, found empty.
     Empty,
@@ -49,22 +54,121 @@ pub enum DiffStatus {
     WrongPart,
     /// Behind a RAID controller or HBA: not visible on PCIe.
     NotVisible,
+    /// Planned below its capability (a generation drop on the path) or not connected.
+    Degraded,
+}
+
+impl DiffStatus {
+    pub fn name(self) -> &'static str {
+        match self {
+            DiffStatus::Ok => "ok",
+            DiffStatus::Empty => "empty",
+            DiffStatus::Missing => "missing",
+            DiffStatus::Unexpected => "unexpected",
+            DiffStatus::Downtrained => "downtrained",
+            DiffStatus::WrongSocket => "wrong socket",
+            DiffStatus::WrongPart => "wrong part",
+            DiffStatus::NotVisible => "not visible",
+            DiffStatus::Degraded => "degraded",
+        }
+    }
+
+    /// What the status means, for legends.
+    pub fn describe(self) -> &'static str {
+        match self {
+            DiffStatus::Ok => "drive installed",
+            DiffStatus::Empty => "empty",
+            DiffStatus::Missing => "missing (planned, not found)",
+            DiffStatus::Unexpected => "unexpected (found, not planned)",
+            DiffStatus::Downtrained => "link downtrained",
+            DiffStatus::WrongSocket => "on another socket than planned",
+            DiffStatus::WrongPart => "a different part than planned",
+            DiffStatus::NotVisible => "behind a storage controller: not visible from PCIe",
+            DiffStatus::Degraded => "degraded (slower than the drive can go, or not connected)",
+        }
+    }
+
+    /// Three characters at most, for the terminal picture.
+    pub fn code(self) -> &'static str {
+        match self {
+            DiffStatus::Ok => "ok",
+            DiffStatus::Empty => "--",
+            DiffStatus::Missing => "MIS",
+            DiffStatus::Unexpected => "NEW",
+            DiffStatus::Downtrained => "DWN",
+            DiffStatus::WrongSocket => "SKT",
+            DiffStatus::WrongPart => "PRT",
+            DiffStatus::NotVisible => "n/v",
+            DiffStatus::Degraded => "DEG",
+        }
+    }
+
+    /// Whether the status itself is a problem (beside any listed problems).
+    pub fn is_problem(self) -> bool {
+        !matches!(
+            self,
+            DiffStatus::Ok | DiffStatus::Empty | DiffStatus::NotVisible
+        )
+    }
+
+    /// The finding code of a status that is a difference.
+    pub fn finding_code(self) -> Option<&'static str> {
+        Some(match self {
+            DiffStatus::Missing => codes::MISSING,
+            DiffStatus::Unexpected => codes::UNEXPECTED,
+            DiffStatus::Downtrained => codes::DOWNTRAINED,
+            DiffStatus::WrongSocket => codes::WRONG_SOCKET,
+            DiffStatus::WrongPart => codes::WRONG_PART,
+            _ => return None,
+        })
+    }
+}
+
+/// How a planned place was paired with what the host has there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MatchMethod {
+    /// By the physical slot number the host reports (sysfs `slots/*/address`, lspci
+    /// `Physical Slot`, Slot Capabilities) and the platform file's `slot_number(s)`.
+    PhysicalSlot,
+    /// By address order of the live ports under the root complex (the platform gives no slot
+    /// numbers).
+    AddressOrder,
+    /// A card by its device class under the root complex.
+    DeviceClass,
+    /// Not compared with anything live (SAS/SATA bays, unmatched).
+    None,
 }
 
 #[derive(Debug, Clone, Serialize)]
 pub struct DiffEntry {
     /// `Bay 12`, `Slot 2`, or the BDF of something found where nothing was planned.
     pub place: String,
+    /// What this entry is about, as data.
+    pub subject: Subject,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bay: Option<u16>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub slot: Option<String>,
+    /// The physical slot number the platform gives this place, if any.
+    pub slot_number: Option<u32>,
+    /// How the place was matched to the host.
+    pub method: MatchMethod,
     pub expected: Option<String>,
+    /// Catalogue part id of what was planned.
+    pub expected_part: Option<String>,
     pub expected_link: Option<String>,
     pub expected_socket: Option<String>,
     pub bdf: Option<String>,
     pub found: Option<String>,
+    /// Catalogue part id of what was found, when its PCI ids name one.
+    pub found_part: Option<String>,
+    /// `vendor:device` and subsystem ids of what was found.
+    pub found_ids: Option<String>,
+    pub found_subsystem: Option<String>,
     pub found_link: Option<String>,
+    /// The trained link of what was found, as data.
+    pub found_rate: Option<LinkState>,
     pub found_numa: Option<u32>,
     pub status: DiffStatus,
     pub problems: Vec<String>,
@@ -80,29 +184,73 @@ pub struct Diff {
     pub findings: Vec<Finding>,
 }
 
+impl Diff {
+    /// Planned places a host can show (NVMe bays, cards; not the SAS/SATA bays behind a
+    /// controller) and how many of them were found: "N of M planned found".
+    pub fn found_count(&self) -> (usize, usize) {
+        let planned: Vec<&DiffEntry> = self
+            .entries
+            .iter()
+            .filter(|e| e.expected.is_some() && e.status != DiffStatus::NotVisible)
+            .collect();
+        let found = planned
+            .iter()
+            .filter(|e| e.bdf.is_some() || e.status == DiffStatus::Ok)
+            .count();
+        (found, planned.len())
+    }
+}
+
 enum Position {
     Bay {
         bay: u16,
         drive: Option<NodeIndex>,
+        slot_number: Option<u32>,
     },
     Card {
         slot: String,
         label: String,
         card: NodeIndex,
+        slot_number: Option<u32>,
+    },
+    /// An extender card: present when any of its bays' ports is.
+    Extender {
+        slot: String,
+        label: String,
+        card: NodeIndex,
+        bays: Vec<u16>,
     },
     EmptySlot {
         label: String,
     },
 }
 
-/// Compares a plan with an audited host.
+/// Compares a plan with an audited host (no catalogue: parts compared by drive model only).
 pub fn diff(plan: &Plan, audit: &Audit) -> Diff {
+    diff_in(plan, audit, None)
+}
+
+/// Compares a plan with an audited host; with the catalogue, cards and drives are also
+/// compared by their PCI ids (vendor:device and subsystem) and named by the part found.
+pub fn diff_in(plan: &Plan, audit: &Audit, catalog: Option<&Catalog>) -> Diff {
     let t = &plan.topology;
     let mut entries = Vec::new();
     let mut findings = Vec::new();
+    let children_of = |bdf: &str| -> Vec<&FunctionReport> {
+        audit
+            .functions
+            .iter()
+            .filter(|f| f.parent.as_deref() == Some(bdf))
+            .collect()
+    };
+    let is_nvme = |f: &FunctionReport| device_class(class_code(f)) == DeviceClass::Nvme;
+    let is_port = |f: &FunctionReport| matches!(f.kind, FnKind::RootPort | FnKind::SwitchPort);
+    // Ports claimed by a physical slot number anywhere on the host.
+    let mut used_ports: std::collections::BTreeSet<String> = Default::default();
+    let mut used_cards: std::collections::BTreeSet<String> = Default::default();
     for (rc_id, &rc) in &plan.root_complexes {
         let def = &plan.rc_defs[rc_id];
-        let positions = positions(t, rc);
+        let positions = positions(plan, rc);
         if positions.is_empty() {
             continue;
         }
@@ -116,7 +264,8 @@ pub fn diff(plan: &Plan, audit: &Audit) -> Diff {
                         positions.len()
                     ),
                 )
-                .with_help("add `locator = [\"DDDD:BB\"]` to the root complex"),
+                .with_help("add `locator = [\"DDDD:BB\"]` to the root complex")
+                .about(Subject::RootComplex { id: rc_id.clone() }),
             );
             continue;
         }
@@ -131,19 +280,11 @@ pub fn diff(plan: &Plan, audit: &Audit) -> Diff {
             .iter()
             .filter(|f| def.locator.iter().any(|l| f.bdf.starts_with(l.as_str())))
             .collect();
-        let children_of = |bdf: &str| -> Vec<&FunctionReport> {
-            audit
-                .functions
-                .iter()
-                .filter(|f| f.parent.as_deref() == Some(bdf))
-                .collect()
-        };
-        let is_nvme = |f: &FunctionReport| device_class(class_code(f)) == DeviceClass::Nvme;
         // Live NVMe positions: ports holding an NVMe device or nothing.
         let leaf_ports: Vec<&FunctionReport> = located
             .iter()
             .copied()
-            .filter(|f| matches!(f.kind, FnKind::RootPort | FnKind::SwitchPort))
+            .filter(|f| is_port(f))
             .filter(|f| {
                 let kids = children_of(&f.bdf);
                 kids.is_empty() || kids.iter().any(|k| is_nvme(k))
@@ -155,10 +296,7 @@ pub fn diff(plan: &Plan, audit: &Audit) -> Diff {
             .filter(|f| f.kind == FnKind::Device && f.bdf.ends_with(".0") && !is_nvme(f))
             .collect();
         // Endpoints one bridge below the located ports sit on other buses: add them.
-        for p in located
-            .iter()
-            .filter(|f| matches!(f.kind, FnKind::RootPort | FnKind::SwitchPort))
-        {
+        for p in located.iter().filter(|f| is_port(f)) {
             for k in children_of(&p.bdf) {
                 if k.kind == FnKind::Device
                     && k.bdf.ends_with(".0")
@@ -169,30 +307,97 @@ pub fn diff(plan: &Plan, audit: &Audit) -> Diff {
                 }
             }
         }
-        let mut nvme_i = 0;
+        endpoints.retain(|e| !used_cards.contains(&e.bdf));
+        // Bays with a slot number take their port by that number (anywhere on the host);
+        // the others take the remaining ports of the root complex in address order.
+        let by_slot = |n: u32| -> Option<&FunctionReport> {
+            audit
+                .functions
+                .iter()
+                .find(|f| is_port(f) && f.slot_number == Some(n))
+                .or_else(|| {
+                    audit
+                        .functions
+                        .iter()
+                        .find(|f| is_nvme(f) && f.slot_number == Some(n))
+                        .and_then(|d| d.parent.as_deref())
+                        .and_then(|p| audit.function(p))
+                })
+        };
+        let mut port_of_bay: std::collections::BTreeMap<u16, (&FunctionReport, MatchMethod)> =
+            Default::default();
+        for pos in &positions {
+            if let Position::Bay {
+                bay,
+                slot_number: Some(n),
+                ..
+            } = pos
+                && let Some(p) = by_slot(*n)
+            {
+                used_ports.insert(p.bdf.clone());
+                port_of_bay.insert(*bay, (p, MatchMethod::PhysicalSlot));
+            }
+        }
+        let free: Vec<&FunctionReport> = leaf_ports
+            .iter()
+            .copied()
+            .filter(|p| !used_ports.contains(&p.bdf))
+            .collect();
+        let mut free_ports = free.into_iter();
+        for pos in &positions {
+            if let Position::Bay {
+                bay,
+                slot_number: None,
+                ..
+            } = pos
+                && let Some(p) = free_ports.next()
+            {
+                used_ports.insert(p.bdf.clone());
+                port_of_bay.insert(*bay, (p, MatchMethod::AddressOrder));
+            }
+        }
         for pos in &positions {
             match pos {
-                Position::Bay { bay, drive } => {
-                    let port = leaf_ports.get(nvme_i).copied();
-                    nvme_i += 1;
-                    let found =
-                        port.and_then(|p| children_of(&p.bdf).into_iter().find(|k| is_nvme(k)));
+                Position::Bay {
+                    bay,
+                    drive,
+                    slot_number,
+                } => {
+                    let port = port_of_bay.get(bay).copied();
+                    let found = port
+                        .and_then(|(p, _)| children_of(&p.bdf).into_iter().find(|k| is_nvme(k)));
                     let expected = drive.map(|d| t.node(d).label.clone());
                     let planned_rate = drive.and_then(|d| rate_above(t, d));
                     let mut e = DiffEntry {
                         bay: Some(*bay),
+                        slot_number: *slot_number,
+                        method: port.map(|(_, m)| m).unwrap_or(MatchMethod::None),
                         expected: expected.clone(),
+                        expected_part: plan
+                            .bays
+                            .get(bay)
+                            .and_then(|b| b.drive.as_ref())
+                            .map(|(_, p)| p.clone()),
                         expected_link: planned_rate.map(|r| r.label()),
                         expected_socket: drive.and(socket_label.clone()),
-                        ..DiffEntry::at(format!("Bay {bay}"), audit, found)
+                        ..DiffEntry::at(
+                            format!("Bay {bay}"),
+                            Subject::Bay { number: *bay },
+                            audit,
+                            found,
+                            catalog,
+                        )
                     };
                     match (drive, found) {
                         (None, None) => e.status = DiffStatus::Empty,
                         (Some(_), None) => {
                             e.status = DiffStatus::Missing;
-                            let why = match port {
-                                Some(p) => format!("port {} is empty or its link is down", p.bdf),
-                                None => {
+                            let why = match (port, slot_number) {
+                                (Some((p, _)), _) => {
+                                    format!("port {} is empty or its link is down", p.bdf)
+                                }
+                                (None, Some(n)) => format!("no port reports physical slot {n}"),
+                                (None, None) => {
                                     format!("no port found for it under {}", def.locator.join(", "))
                                 }
                             };
@@ -210,27 +415,68 @@ pub fn diff(plan: &Plan, audit: &Audit) -> Diff {
                             ));
                         }
                         (Some(d), Some(f)) => {
-                            judge(&mut e, t, *d, planned_rate, f, &numa, audit);
+                            judge(&mut e, t, *d, planned_rate, f, &numa, audit, catalog);
                         }
                     }
                     entries.push(e);
                 }
-                Position::Card { slot, label, card } => {
+                Position::Card {
+                    slot,
+                    label,
+                    card,
+                    slot_number,
+                } => {
                     let class = match t.node(*card).kind {
                         NodeKind::Device { class, .. } => class,
                         _ => DeviceClass::Other,
                     };
                     let planned_rate = rate_above(t, *card);
-                    let idx = endpoints
-                        .iter()
-                        .position(|f| classes_match(class, device_class(class_code(f))));
+                    // By slot number where the platform gives one, else by class.
+                    let by_number = slot_number.and_then(|n| {
+                        endpoints.iter().position(|f| {
+                            f.slot_number == Some(n)
+                                || f.parent
+                                    .as_deref()
+                                    .and_then(|p| audit.function(p))
+                                    .is_some_and(|p| p.slot_number == Some(n))
+                        })
+                    });
+                    let (idx, method) = match by_number {
+                        Some(i) => (Some(i), MatchMethod::PhysicalSlot),
+                        None => (
+                            endpoints
+                                .iter()
+                                .position(|f| classes_match(class, device_class(class_code(f)))),
+                            MatchMethod::DeviceClass,
+                        ),
+                    };
                     let found = idx.map(|i| endpoints.remove(i));
+                    if let Some(f) = found {
+                        used_cards.insert(f.bdf.clone());
+                    }
                     let mut e = DiffEntry {
                         slot: Some(slot.clone()),
+                        slot_number: *slot_number,
+                        method: if found.is_some() {
+                            method
+                        } else {
+                            MatchMethod::None
+                        },
                         expected: Some(t.node(*card).label.clone()),
+                        expected_part: plan
+                            .slots
+                            .get(slot)
+                            .and_then(|s| s.card.as_ref())
+                            .map(|(_, p)| p.clone()),
                         expected_link: planned_rate.map(|r| r.label()),
                         expected_socket: socket_label.clone(),
-                        ..DiffEntry::at(label.clone(), audit, found)
+                        ..DiffEntry::at(
+                            label.clone(),
+                            Subject::Slot { id: slot.clone() },
+                            audit,
+                            found,
+                            catalog,
+                        )
                     };
                     match found {
                         None => {
@@ -242,17 +488,66 @@ pub fn diff(plan: &Plan, audit: &Audit) -> Diff {
                                 def.locator.join(", ")
                             ));
                         }
-                        Some(f) => judge(&mut e, t, *card, planned_rate, f, &numa, audit),
+                        Some(f) => judge(&mut e, t, *card, planned_rate, f, &numa, audit, catalog),
+                    }
+                    entries.push(e);
+                }
+                Position::Extender {
+                    slot,
+                    label,
+                    card,
+                    bays,
+                } => {
+                    let ports: Vec<&FunctionReport> = bays
+                        .iter()
+                        .filter_map(|b| port_of_bay.get(b))
+                        .map(|(p, _)| *p)
+                        .collect();
+                    let mut e = DiffEntry {
+                        slot: Some(slot.clone()),
+                        expected: Some(t.node(*card).label.clone()),
+                        expected_part: plan
+                            .slots
+                            .get(slot)
+                            .and_then(|s| s.card.as_ref())
+                            .map(|(_, p)| p.clone()),
+                        expected_socket: socket_label.clone(),
+                        method: if ports.is_empty() {
+                            MatchMethod::None
+                        } else {
+                            port_of_bay
+                                .get(&bays[0])
+                                .map(|(_, m)| *m)
+                                .unwrap_or(MatchMethod::None)
+                        },
+                        ..DiffEntry::at(
+                            label.clone(),
+                            Subject::Slot { id: slot.clone() },
+                            audit,
+                            None,
+                            catalog,
+                        )
+                    };
+                    if ports.is_empty() {
+                        e.status = DiffStatus::Missing;
+                        e.problems.push(format!(
+                            "missing: {} planned, none of the ports of its bays {} found under {}",
+                            t.node(*card).label,
+                            crate::plan::instantiate::compress_ranges(bays),
+                            def.locator.join(", ")
+                        ));
+                    } else {
+                        e.found = Some(format!("{} of {} ports", ports.len(), bays.len()));
                     }
                     entries.push(e);
                 }
                 Position::EmptySlot { .. } => {}
             }
         }
-        // Live NVMe ports beyond the plan, and cards nobody planned.
-        for p in leaf_ports.iter().skip(nvme_i) {
+        // Live NVMe drives beyond the plan, and cards nobody planned.
+        for p in leaf_ports.iter().filter(|p| !used_ports.contains(&p.bdf)) {
             if let Some(f) = children_of(&p.bdf).into_iter().find(|k| is_nvme(k)) {
-                entries.push(unexpected(audit, f, socket_label.clone()));
+                entries.push(unexpected(audit, f, socket_label.clone(), catalog));
             }
         }
         let empty_slots: Vec<&str> = positions
@@ -263,7 +558,7 @@ pub fn diff(plan: &Plan, audit: &Audit) -> Diff {
             })
             .collect();
         for f in endpoints {
-            let mut e = unexpected(audit, f, socket_label.clone());
+            let mut e = unexpected(audit, f, socket_label.clone(), catalog);
             if !empty_slots.is_empty() {
                 e.problems[0].push_str(&format!(
                     " (planned empty there: {})",
@@ -275,7 +570,7 @@ pub fn diff(plan: &Plan, audit: &Audit) -> Diff {
     }
     // SAS/SATA drives behind controllers.
     for b in plan.bays.values() {
-        if let Some((d, _)) = &b.drive
+        if let Some((d, part)) = &b.drive
             && !matches!(
                 t.parent_edge(*d).map(|(_, e)| &t.graph[e]),
                 Some(Link::Pcie { .. })
@@ -284,29 +579,41 @@ pub fn diff(plan: &Plan, audit: &Audit) -> Diff {
             entries.push(DiffEntry {
                 bay: Some(b.number),
                 expected: Some(t.node(*d).label.clone()),
+                expected_part: Some(part.clone()),
                 status: DiffStatus::NotVisible,
                 problems: vec!["behind a storage controller: not visible on PCIe".into()],
-                ..DiffEntry::at(format!("Bay {}", b.number), audit, None)
+                ..DiffEntry::at(
+                    format!("Bay {}", b.number),
+                    Subject::Bay { number: b.number },
+                    audit,
+                    None,
+                    catalog,
+                )
             });
         }
     }
     entries.sort_by_key(|e| (e.bay.is_none(), e.bay, e.slot.clone(), e.bdf.clone()));
     for e in &entries {
-        let code = match e.status {
-            DiffStatus::Missing => codes::MISSING,
-            DiffStatus::Unexpected => codes::UNEXPECTED,
-            DiffStatus::Downtrained => codes::DOWNTRAINED,
-            DiffStatus::WrongSocket => codes::WRONG_SOCKET,
-            DiffStatus::WrongPart => codes::WRONG_PART,
-            _ => continue,
+        let Some(code) = e.status.finding_code() else {
+            continue;
         };
-        let f = if e.status == DiffStatus::Unexpected {
+        let mut f = if e.status == DiffStatus::Unexpected {
             Finding::warning(code, format!("{}: {}", e.place, e.problems.join("; ")))
         } else {
             Finding::error(code, format!("{}: {}", e.place, e.problems.join("; ")))
         };
+        if e.status == DiffStatus::WrongPart && e.found_part.is_none() {
+            f = f.with_help(format!(
+                "no catalogue part has these ids: add one with `pci = [{{ id = \"{}\"{} }}]` to name it",
+                e.found_ids.clone().unwrap_or_default(),
+                e.found_subsystem
+                    .as_deref()
+                    .map(|s| format!(", subsystem = \"{s}\""))
+                    .unwrap_or_default()
+            ));
+        }
         let node = e.bdf.clone().unwrap_or_else(|| e.place.clone());
-        findings.push(f.at(Location::node(node)));
+        findings.push(f.about(e.subject.clone()).at(Location::node(node)));
     }
     Diff {
         build: plan.build_name.clone(),
@@ -334,11 +641,7 @@ pub fn apply(audit: &mut Audit, diff: &Diff) {
             d.bay = Some(name);
         }
     }
-    audit.bays = diff
-        .entries
-        .iter()
-        .filter_map(|e| serde_json::to_value(e).ok())
-        .collect();
+    audit.bays = diff.entries.clone();
     audit.findings.extend(diff.findings.iter().cloned());
 }
 
@@ -350,6 +653,7 @@ pub fn render(diff: &Diff) -> String {
     table.set_header(vec![
         "place",
         "status",
+        "matched by",
         "planned",
         "planned link",
         "found",
@@ -358,13 +662,16 @@ pub fn render(diff: &Diff) -> String {
         "NUMA",
     ]);
     for e in &diff.entries {
-        let status = serde_json::to_value(e.status)
-            .ok()
-            .and_then(|v| v.as_str().map(str::to_string))
-            .unwrap_or_default();
         table.add_row(vec![
             e.place.clone(),
-            status,
+            e.status.name().to_string(),
+            match (e.method, e.slot_number) {
+                (MatchMethod::PhysicalSlot, Some(n)) => format!("slot {n}"),
+                (MatchMethod::PhysicalSlot, None) => "physical slot".into(),
+                (MatchMethod::AddressOrder, _) => "address order".into(),
+                (MatchMethod::DeviceClass, _) => "device class".into(),
+                (MatchMethod::None, _) => "-".into(),
+            },
             e.expected.clone().unwrap_or_else(|| "-".into()),
             e.expected_link.clone().unwrap_or_else(|| "-".into()),
             e.found.clone().unwrap_or_else(|| "-".into()),
@@ -382,6 +689,8 @@ pub fn render(diff: &Diff) -> String {
     );
     out.push_str(&table.to_string());
     out.push('\n');
+    let (found, planned) = diff.found_count();
+    out.push_str(&format!("{found} of {planned} planned found\n"));
     for e in diff.entries.iter().filter(|e| !e.problems.is_empty()) {
         if e.status == DiffStatus::NotVisible {
             continue;
@@ -427,17 +736,31 @@ fn found_name(audit: &Audit, f: &FunctionReport) -> String {
 impl DiffEntry {
     /// An entry for `place` holding what the host has there, if anything; the plan's side
     /// and the verdict are filled in by the caller.
-    fn at(place: String, audit: &Audit, found: Option<&FunctionReport>) -> DiffEntry {
+    fn at(
+        place: String,
+        subject: Subject,
+        audit: &Audit,
+        found: Option<&FunctionReport>,
+        catalog: Option<&Catalog>,
+    ) -> DiffEntry {
         DiffEntry {
             place,
+            subject,
             bay: None,
             slot: None,
+            slot_number: None,
+            method: MatchMethod::None,
             expected: None,
+            expected_part: None,
             expected_link: None,
             expected_socket: None,
             bdf: found.map(|f| f.bdf.clone()),
             found: found.map(|f| found_name(audit, f)),
+            found_part: found.and_then(|f| catalog.and_then(|c| part_by_ids(c, f))),
+            found_ids: found.map(|f| f.ids.clone()),
+            found_subsystem: found.and_then(|f| f.subsystem.clone()),
             found_link: found.and_then(|f| f.link).map(link_label),
+            found_rate: found.and_then(|f| f.link),
             found_numa: found.and_then(|f| f.numa_node),
             status: DiffStatus::Ok,
             problems: Vec::new(),
@@ -445,9 +768,57 @@ impl DiffEntry {
     }
 }
 
-fn unexpected(audit: &Audit, f: &FunctionReport, socket: Option<String>) -> DiffEntry {
+/// The catalogue part whose PCI ids are the function's: vendor:device and, where the part
+/// names one, the subsystem (a part without a subsystem matches any).
+pub fn part_by_ids(catalog: &Catalog, f: &FunctionReport) -> Option<String> {
+    let mut best: Option<(bool, &str)> = None;
+    for (id, part) in &catalog.parts {
+        for p in &part.def.pci {
+            if !p.id.get_ref().eq_ignore_ascii_case(&f.ids) {
+                continue;
+            }
+            let sub = p
+                .subsystem
+                .as_ref()
+                .map(|s| s.get_ref().to_ascii_lowercase());
+            let exact = match (&sub, &f.subsystem) {
+                (Some(want), Some(got)) if want == &got.to_ascii_lowercase() => true,
+                (Some(_), _) => continue,
+                (None, _) => false,
+            };
+            if best.is_none_or(|(e, _)| exact && !e) {
+                best = Some((exact, id.as_str()));
+            }
+        }
+    }
+    best.map(|(_, id)| id.to_string())
+}
+
+/// Whether a catalogue part's PCI ids are the function's. `None`: the part lists no ids.
+fn ids_match(catalog: &Catalog, part: &str, f: &FunctionReport) -> Option<bool> {
+    let def = &catalog.parts.get(part)?.def;
+    if def.pci.is_empty() {
+        return None;
+    }
+    Some(def.pci.iter().any(|p| {
+        p.id.get_ref().eq_ignore_ascii_case(&f.ids)
+            && p.subsystem.as_ref().is_none_or(|s| {
+                f.subsystem
+                    .as_deref()
+                    .is_some_and(|g| s.get_ref().eq_ignore_ascii_case(g))
+            })
+    }))
+}
+
+fn unexpected(
+    audit: &Audit,
+    f: &FunctionReport,
+    socket: Option<String>,
+    catalog: Option<&Catalog>,
+) -> DiffEntry {
     DiffEntry {
         slot: f.slot.clone(),
+        slot_number: f.slot_number,
         expected_socket: socket,
         status: DiffStatus::Unexpected,
         problems: vec![format!(
@@ -455,7 +826,13 @@ fn unexpected(audit: &Audit, f: &FunctionReport, socket: Option<String>) -> Diff
             found_name(audit, f),
             f.bdf
         )],
-        ..DiffEntry::at(f.bdf.clone(), audit, Some(f))
+        ..DiffEntry::at(
+            f.bdf.clone(),
+            Subject::Device { bdf: f.bdf.clone() },
+            audit,
+            Some(f),
+            catalog,
+        )
     }
 }
 
@@ -465,6 +842,7 @@ fn rate_above(t: &Topology, d: NodeIndex) -> Option<LinkRate> {
         .and_then(|(_, e)| t.graph[e].pcie().copied())
 }
 
+#[allow(clippy::too_many_arguments)]
 fn judge(
     e: &mut DiffEntry,
     t: &Topology,
@@ -473,14 +851,16 @@ fn judge(
     f: &FunctionReport,
     numa: &[u32],
     audit: &Audit,
+    catalog: Option<&Catalog>,
 ) {
-    // Part: a model number token of the planned part (`9300`, `PE8010`) in what was found.
     let want = &t.node(planned).label;
     let got = found_name(audit, f);
-    let tokens: Vec<&str> = want
-        .split(|c: char| !c.is_ascii_alphanumeric())
-        .filter(|w| w.len() >= 4 && w.chars().any(|c| c.is_ascii_digit()))
-        .collect();
+    // Part: by PCI ids where the catalogue lists the planned part's, else (drives) a model
+    // number token of the planned part (`9300`, `PE8010`) in the drive's model.
+    let by_ids = match (catalog, e.expected_part.as_deref()) {
+        (Some(c), Some(p)) => ids_match(c, p, f),
+        _ => None,
+    };
     let is_drive = matches!(
         t.node(planned).kind,
         NodeKind::Device {
@@ -488,10 +868,43 @@ fn judge(
             ..
         }
     );
-    if is_drive && !tokens.is_empty() && !tokens.iter().any(|tok| got.contains(tok)) {
+    let wrong = match by_ids {
+        Some(ok) => !ok,
+        None if is_drive => {
+            let tokens: Vec<&str> = want
+                .split(|c: char| !c.is_ascii_alphanumeric())
+                .filter(|w| w.len() >= 4 && w.chars().any(|c| c.is_ascii_digit()))
+                .collect();
+            !tokens.is_empty() && !tokens.iter().any(|tok| got.contains(tok))
+        }
+        None => false,
+    };
+    if wrong {
         e.status = DiffStatus::WrongPart;
-        e.problems
-            .push(format!("wrong part: planned {want}, found {got}"));
+        let planned_ids = catalog
+            .zip(e.expected_part.as_deref())
+            .and_then(|(c, p)| c.parts.get(p))
+            .and_then(|p| p.def.pci.first())
+            .map(|p| format!(" ({})", p.id.get_ref()))
+            .unwrap_or_default();
+        let found_desc = match e
+            .found_part
+            .as_deref()
+            .and_then(|p| catalog.and_then(|c| c.parts.get(p)))
+        {
+            Some(p) => format!("{} ({got})", p.def.name),
+            None => format!(
+                "{got} ({}{}), a part the catalogue does not list",
+                f.ids,
+                f.subsystem
+                    .as_deref()
+                    .map(|s| format!(", subsystem {s}"))
+                    .unwrap_or_default()
+            ),
+        };
+        e.problems.push(format!(
+            "wrong part: planned {want}{planned_ids}, found {found_desc}"
+        ));
     }
     if let (Some(n), false) = (f.numa_node, numa.is_empty())
         && !numa.contains(&n)
@@ -519,16 +932,27 @@ fn judge(
     }
 }
 
+/// The physical slot number the platform gives bay `n` (its group's `slot_numbers`).
+pub fn bay_slot_number(plan: &Plan, n: u16) -> Option<u32> {
+    let info = plan.bays.get(&n)?;
+    let numbers = info.group.slot_numbers.as_ref()?;
+    let bays = parse_bay_list(info.group.bays.get_ref()).ok()?;
+    let numbers = parse_bay_list(numbers.get_ref()).ok()?;
+    let i = bays.iter().position(|&b| b == n)?;
+    numbers.get(i).map(|&v| u32::from(v))
+}
+
 /// The planned positions under a root complex, in port order.
-fn positions(t: &Topology, rc: NodeIndex) -> Vec<Position> {
+fn positions(plan: &Plan, rc: NodeIndex) -> Vec<Position> {
     let mut out = Vec::new();
-    for port in t.children(rc) {
-        collect(t, port, &mut out);
+    for port in plan.topology.children(rc) {
+        collect(plan, port, &mut out);
     }
     out
 }
 
-fn collect(t: &Topology, ix: NodeIndex, out: &mut Vec<Position>) {
+fn collect(plan: &Plan, ix: NodeIndex, out: &mut Vec<Position>) {
+    let t = &plan.topology;
     let n = t.node(ix);
     match &n.kind {
         NodeKind::Bay { number } => {
@@ -539,6 +963,7 @@ fn collect(t: &Topology, ix: NodeIndex, out: &mut Vec<Position>) {
             out.push(Position::Bay {
                 bay: *number,
                 drive,
+                slot_number: bay_slot_number(plan, *number),
             });
         }
         NodeKind::Slot { .. } => {
@@ -546,6 +971,11 @@ fn collect(t: &Topology, ix: NodeIndex, out: &mut Vec<Position>) {
                 .children(ix)
                 .into_iter()
                 .find(|&c| matches!(t.node(c).kind, NodeKind::Device { .. }));
+            let slot_number = plan
+                .slots
+                .get(&n.id)
+                .and_then(|s| s.def.slot_number.as_ref())
+                .map(|v| *v.get_ref());
             match card {
                 None => out.push(Position::EmptySlot {
                     label: n.label.clone(),
@@ -555,14 +985,32 @@ fn collect(t: &Topology, ix: NodeIndex, out: &mut Vec<Position>) {
                         class: DeviceClass::Extender,
                         ..
                     } => {
+                        let mut inner = Vec::new();
                         for k in t.children(c) {
-                            collect(t, k, out);
+                            collect(plan, k, &mut inner);
                         }
+                        let bays: Vec<u16> = inner
+                            .iter()
+                            .filter_map(|p| match p {
+                                Position::Bay { bay, .. } => Some(*bay),
+                                _ => None,
+                            })
+                            .collect();
+                        if !bays.is_empty() {
+                            out.push(Position::Extender {
+                                slot: n.id.clone(),
+                                label: n.label.clone(),
+                                card: c,
+                                bays,
+                            });
+                        }
+                        out.extend(inner);
                     }
                     _ => out.push(Position::Card {
                         slot: n.id.clone(),
                         label: n.label.clone(),
                         card: c,
+                        slot_number,
                     }),
                 },
             }
@@ -572,7 +1020,7 @@ fn collect(t: &Topology, ix: NodeIndex, out: &mut Vec<Position>) {
         NodeKind::Device { .. } | NodeKind::Pch => {}
         _ => {
             for k in t.children(ix) {
-                collect(t, k, out);
+                collect(plan, k, out);
             }
         }
     }

@@ -59,10 +59,143 @@ impl Location {
     }
 }
 
+/// What a finding is about, as data: renderers and views take status, link and part from
+/// this and from the analysis' typed values, never from the message text.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Subject {
+    /// A node of a planned or live topology, by its id.
+    Node { id: String },
+    /// A front or rear drive bay, by its number.
+    Bay { number: u16 },
+    /// A slot, by its platform id (`slot2`, `mini`).
+    Slot { id: String },
+    /// Several slots at once (a card rule broken across them), by platform id.
+    Slots { ids: Vec<String> },
+    /// A PCI function (port or device), by its address `dddd:bb:dd.f`.
+    Device { bdf: String },
+    /// A root complex: its platform id, or `dddd:bb` for a live root bus.
+    RootComplex { id: String },
+    /// A CPU socket, by index (0-based).
+    Socket { index: u8 },
+}
+
+/// One entry of the code table: every code the program can emit is declared here once
+/// (docs/FINDINGS.md is checked against this table by tests/codes_documented.rs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct CodeDef {
+    pub code: &'static str,
+    /// Short kebab-case name (`downtrained`).
+    pub name: &'static str,
+    /// The usual severity, as documented (`refusal` for probe refusals: exit 2).
+    pub severity: &'static str,
+    pub summary: &'static str,
+}
+
+macro_rules! code_table {
+    ($($konst:ident = $code:literal, $name:literal, $sev:literal, $summary:literal;)*) => {
+        /// The codes as typed constants (`code::DOWNTRAINED_VS_PLAN.code`).
+        pub mod code {
+            use super::CodeDef;
+            $(pub const $konst: CodeDef = CodeDef { code: $code, name: $name, severity: $sev, summary: $summary };)*
+        }
+        /// Every code, in order.
+        pub const CODES: &[CodeDef] = &[$(code::$konst),*];
+    };
+}
+
+code_table! {
+    NO_SUCH_PLACE = "LP0101", "no-such-place", "error", "a slot or bay that does not exist with the chosen options";
+    UNKNOWN_PART = "LP0102", "unknown-part", "error", "unknown part id";
+    INTERFACE_MISMATCH = "LP0103", "interface-mismatch", "error", "interface mismatch: NVMe drive in a SAS/SATA-only bay, or the reverse";
+    CARD_NARROWER = "LP0104", "card-runs-narrower", "warning", "card wider than the slot's electrical width: it runs narrower";
+    CARD_DOES_NOT_FIT = "LP0105", "card-does-not-fit", "error", "card edge wider than the slot's connector: it does not fit";
+    TOO_BIG = "LP0106", "too-big", "error", "card too tall or too long for the slot; 3.5\" drive in a 2.5\" bay";
+    RC_OVER_BUDGET = "LP0107", "rc-over-budget", "error", "lanes over budget on a root complex";
+    SOCKET_OVER_BUDGET = "LP0108", "socket-over-budget", "error", "lanes over budget on a socket";
+    BIFURCATION = "LP0109", "bifurcation", "error", "bifurcation the root complex does not support (bridge extender in a narrow slot)";
+    OPTION_CONFLICT = "LP0110", "option-conflict", "error", "option conflict: a reserved slot, a card outside its allowed slots, more cards than allowed";
+    GENERATION_DROP = "LP0111", "generation-drop", "warning", "generation drop along a path (Gen4 drive on a Gen3 backplane), with the fix";
+    FILLED_TWICE = "LP0112", "filled-twice", "error", "a slot or bay filled twice";
+    WRONG_PLACE = "LP0113", "wrong-place", "error", "a part in the wrong kind of place (drive in a slot, card in a bay, PERC mini in a PCIe slot)";
+    NO_UPSTREAM = "LP0114", "no-upstream", "error", "a drive whose bay has no upstream card or controller installed";
+    UNKNOWN_OPTION = "LP0115", "unknown-option", "error", "unknown option or option value";
+    UPLINK_SATURATES = "LP0201", "uplink-saturates", "warning", "a switch uplink saturates";
+    LINK_LOSES_BANDWIDTH = "LP0202", "link-loses-bandwidth", "warning", "a device trains below its maximum and loses bandwidth; names the part that holds it back and the fix";
+    CROSS_SOCKET = "LP0203", "cross-socket", "note", "devices whose traffic crosses sockets (warning if the link saturates)";
+    SPEC_ABOVE_LINK = "LP0204", "spec-above-link", "note", "a device's spec is above what its own link gives";
+    SHARED_SATURATES = "LP0205", "shared-saturates", "warning", "another shared element saturates (controller, SAS side, root complex, inter-socket link, shared PCIe link)";
+    UNREADABLE = "LP0301", "unreadable", "warning", "a sysfs entry unreadable or holding garbage (skipped)";
+    DOWNTRAINED = "LP0302", "downtrained", "error", "link downtrained: below min(own max, port max) in speed or width";
+    LINK_DOWN = "LP0303", "link-down", "warning", "a device whose link is down";
+    EMPTY_PORT = "LP0304", "empty-port", "note", "a port with nothing below and its link down (empty bay, DMI): not a fault; empty hot-plug ports are summarised per switch or root complex";
+    PORT_LIMITED = "LP0305", "port-limited", "note", "a port below its max because its device is slower: not a fault";
+    CHIPSET_LINK = "LP0306", "chipset-link", "note", "a chipset-integrated device reporting a reduced link";
+    AER_UNCORRECTABLE = "LP0307", "aer-uncorrectable", "error", "fatal or non-fatal AER errors";
+    AER_CORRECTABLE = "LP0308", "aer-correctable", "warning", "correctable AER errors above --aer-threshold (default 10)";
+    NVME_NO_NAMESPACE = "LP0309", "nvme-no-namespace", "warning", "NVMe controller without a namespace";
+    BUS_CONFLICT = "LP0310", "bus-conflict", "error", "duplicate or conflicting bus numbers";
+    HIDDEN_PARENT = "LP0311", "hidden-parent", "warning", "parent bridge missing from /sys/bus/pci/devices (partial capture)";
+    LSPCI_PARSE = "LP0312", "lspci-parse", "warning", "a line of an lspci dump that could not be read";
+    POWER_MANAGED_LINK = "LP0313", "power-managed-link", "note", "a device that lowers its link speed when idle (GPU) runs below its maximum: re-check under load";
+    MISSING = "LP0320", "missing", "error", "against a plan: planned, not found";
+    UNEXPECTED = "LP0321", "unexpected", "warning", "against a plan: found, not planned (never a CPU or chipset function)";
+    DOWNTRAINED_VS_PLAN = "LP0322", "downtrained-vs-plan", "error", "against a plan: found, but its link trained below the plan";
+    WRONG_SOCKET = "LP0323", "wrong-socket", "error", "against a plan: found on another NUMA node than the plan's socket";
+    WRONG_PART = "LP0324", "wrong-part", "error", "against a plan: a different part (by PCI vendor, device and subsystem ids, or drive model)";
+    NOT_LOCATED = "LP0325", "not-located", "note", "against a plan: a root complex without a locator, its positions not compared";
+    WRITE_NOT_ALLOWED = "LP0401", "write-not-allowed", "refusal", "the workload writes and --write was not given";
+    DEVICE_NOT_NAMED = "LP0402", "device-not-named", "refusal", "writing to a block device not named with --destroy-data-on";
+    MOUNTED = "LP0403", "mounted", "refusal", "the device or one of its partitions has a mounted filesystem";
+    HAS_HOLDERS = "LP0404", "has-holders", "refusal", "the device or a partition has holders (LVM, md, dm)";
+    ACTIVE_SWAP = "LP0405", "active-swap", "refusal", "the device or a partition is active swap";
+    ON_TMPFS = "LP0410", "on-tmpfs", "warning", "the file is on tmpfs/ramfs: O_DIRECT does not reach a disk";
+    NO_IO_URING = "LP0411", "no-io-uring", "warning", "io_uring unavailable, the pread/pwrite thread engine ran instead";
+    BELOW_CEILING = "LP0412", "below-ceiling", "warning", "a device reached less than half of its predicted ceiling";
+    CURVE_SHORT = "LP0413", "curve-short", "note", "a --curve step fell more than 10 % short of its offered rate";
+    IO_ERRORS = "LP0414", "io-errors", "error", "I/O errors";
+    INTERRUPTED = "LP0415", "interrupted", "warning", "interrupted (Ctrl-C)";
+    SPARSE_FILE = "LP0416", "sparse-file", "warning", "an existing file has holes/unwritten extents in the working set";
+    STALLED = "LP0417", "stalled", "error", "I/Os still outstanding after the drain grace (stalled device)";
+    URING_PUNTS = "LP0418", "uring-punts", "note", "io_uring punts every I/O to one kernel worker: the thread engine runs instead";
+}
+
+/// The table entry of a code string, if it is one.
+pub fn code_def(code: &str) -> Option<&'static CodeDef> {
+    CODES.iter().find(|c| c.code == code)
+}
+
+/// Anything that names a code: the typed table entry or (for the existing call sites) its
+/// `"LP0302"` string.
+pub trait IntoCode {
+    fn into_code(self) -> &'static str;
+}
+
+impl IntoCode for &'static str {
+    fn into_code(self) -> &'static str {
+        self
+    }
+}
+
+impl IntoCode for CodeDef {
+    fn into_code(self) -> &'static str {
+        self.code
+    }
+}
+
+impl IntoCode for &'static CodeDef {
+    fn into_code(self) -> &'static str {
+        self.code
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Finding {
     pub code: &'static str,
     pub severity: Severity,
+    /// What it is about, as data (absent where a finding has no single subject).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub subject: Option<Subject>,
     pub message: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub help: Option<String>,
@@ -70,31 +203,42 @@ pub struct Finding {
 }
 
 impl Finding {
-    pub fn new(code: &'static str, severity: Severity, message: impl Into<String>) -> Self {
+    pub fn new(code: impl IntoCode, severity: Severity, message: impl Into<String>) -> Self {
         Finding {
-            code,
+            code: code.into_code(),
             severity,
+            subject: None,
             message: message.into(),
             help: None,
             location: Location::default(),
         }
     }
 
-    pub fn error(code: &'static str, message: impl Into<String>) -> Self {
+    pub fn error(code: impl IntoCode, message: impl Into<String>) -> Self {
         Self::new(code, Severity::Error, message)
     }
 
-    pub fn warning(code: &'static str, message: impl Into<String>) -> Self {
+    pub fn warning(code: impl IntoCode, message: impl Into<String>) -> Self {
         Self::new(code, Severity::Warning, message)
     }
 
-    pub fn note(code: &'static str, message: impl Into<String>) -> Self {
+    pub fn note(code: impl IntoCode, message: impl Into<String>) -> Self {
         Self::new(code, Severity::Note, message)
     }
 
     pub fn with_help(mut self, help: impl Into<String>) -> Self {
         self.help = Some(help.into());
         self
+    }
+
+    pub fn about(mut self, subject: Subject) -> Self {
+        self.subject = Some(subject);
+        self
+    }
+
+    /// The table entry of its code.
+    pub fn def(&self) -> Option<&'static CodeDef> {
+        code_def(self.code)
     }
 
     pub fn at(mut self, location: Location) -> Self {
@@ -106,6 +250,18 @@ impl Finding {
         self.location.node = Some(path.into());
         self
     }
+}
+
+/// The one order of findings: most severe first, then code, subject, node and message.
+pub fn sort(findings: &mut [Finding]) {
+    findings.sort_by(|a, b| {
+        b.severity
+            .cmp(&a.severity)
+            .then(a.code.cmp(b.code))
+            .then(a.subject.cmp(&b.subject))
+            .then(a.location.node.cmp(&b.location.node))
+            .then(a.message.cmp(&b.message))
+    });
 }
 
 /// True when any finding is an error (exit code 1).

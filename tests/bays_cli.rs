@@ -193,7 +193,7 @@ fn bays_of_an_audited_host() {
         .as_array()
         .unwrap()
         .iter()
-        .filter(|b| b["status"] != "ok")
+        .filter(|b| b["status"] != "ok" && b["status"] != "not-visible")
         .map(|b| {
             (
                 b["number"].as_u64().unwrap(),
@@ -237,4 +237,100 @@ fn bays_of_an_audited_host() {
     let text = String::from_utf8(r6525.stdout).unwrap();
     assert!(text.starts_with("Dell EMC PowerEdge R6525"), "{text}");
     assert!(text.contains("Dell DC NV"), "{text}");
+}
+
+const SYNTH: &str = "tests/fixtures/sysfs/r740xd-12nvme";
+
+fn run_ok(args: &[&str]) -> String {
+    let out = laneplan().args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn host_bays_show_downtrained_missing_and_not_visible_in_text_json_and_svg() {
+    // Text: the trained link where it differs, the verdicts, the counts.
+    let text = run_ok(&["bays", BUILD, "--sysfs-root", SYNTH, "--ascii"]);
+    let row = |n: &str| {
+        text.lines()
+            .find(|l| l.starts_with(&format!("| {n:<4}|")))
+            .unwrap_or_else(|| panic!("no row for bay {n}"))
+            .to_string()
+    };
+    assert!(row("17").contains("Gen3 x2 (8.0 GT/s x2)"), "{}", row("17"));
+    assert!(row("17").contains("downtrained !"));
+    assert!(row("21").contains("Gen1 x4 (2.5 GT/s x4)"), "{}", row("21"));
+    assert!(row("21").contains("downtrained !"));
+    assert!(row("23").contains("missing !"));
+    assert!(row("0").contains("not visible"), "{}", row("0"));
+    assert!(text.contains("Host: 17 of 18 planned found"));
+    assert!(text.contains("bay 12 by address order"));
+
+    // JSON: statuses and how each bay was matched, as data.
+    let v: serde_json::Value =
+        serde_json::from_str(&run_ok(&["bays", BUILD, "--sysfs-root", SYNTH, "--json"])).unwrap();
+    let bay = |n: u64| {
+        v["bays"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|b| b["number"] == n)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(bay(17)["status"], "downtrained");
+    assert_eq!(bay(17)["link"]["text"], "Gen3 x2");
+    assert_eq!(bay(17)["link"]["max"]["width"], 4);
+    assert_eq!(bay(21)["status"], "downtrained");
+    assert_eq!(bay(23)["status"], "missing");
+    assert_eq!(bay(23)["matched_by"], "address-order");
+    assert_eq!(bay(0)["status"], "not-visible");
+    assert_eq!(v["host"]["found"], 17);
+    assert_eq!(v["host"]["planned"], 18);
+    assert_eq!(v["host"]["unplaced"].as_array().unwrap().len(), 0);
+
+    // SVG: bay 23 carries a `missing` class, 17 and 21 `downtrained`.
+    let svg = run_ok(&["bays", BUILD, "--sysfs-root", SYNTH, "--svg", "-"]);
+    let class_of = |n: u16| {
+        let tag = format!("<g id=\"bay-{n}\" class=\"");
+        let i = svg.find(&tag).unwrap() + tag.len();
+        svg[i..i + svg[i..].find('"').unwrap()].to_string()
+    };
+    let c23 = class_of(23);
+    assert!(c23.split(' ').any(|c| c == "missing"), "{c23}");
+    assert!(class_of(17).split(' ').any(|c| c == "downtrained"));
+    assert!(class_of(21).split(' ').any(|c| c == "downtrained"));
+    assert!(!class_of(22).split(' ').any(|c| c == "missing"));
+    assert!(svg.contains("17 of 18 planned found"));
+}
+
+#[test]
+fn host_bays_without_a_build_list_every_nvme_drive() {
+    // The platform comes from the capture's DMI name; its default front has no NVMe bays,
+    // so all eleven drives are listed as placed in no bay, none dropped.
+    let text = run_ok(&["bays", "--sysfs-root", SYNTH, "--ascii"]);
+    assert!(text.contains("NVMe drives in no bay (11):"), "{text}");
+    for bdf in [
+        "0000:5e:00.0",
+        "0000:5f:00.0",
+        "0000:60:00.0",
+        "0000:61:00.0",
+        "0000:af:00.0",
+        "0000:b0:00.0",
+        "0000:b1:00.0",
+        "0000:b2:00.0",
+        "0000:d8:00.0",
+        "0000:d9:00.0",
+        "0000:da:00.0",
+    ] {
+        assert!(text.contains(&format!("    {bdf} Micron_9300")), "{bdf}");
+    }
+    let v: serde_json::Value =
+        serde_json::from_str(&run_ok(&["bays", "--sysfs-root", SYNTH, "--json"])).unwrap();
+    assert_eq!(v["platform"], "r740xd");
+    assert_eq!(v["host"]["unplaced"].as_array().unwrap().len(), 11);
 }

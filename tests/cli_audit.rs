@@ -110,7 +110,7 @@ fn exit_codes() {
         .arg(&plx)
         .assert()
         .code(0)
-        .stdout(predicate::str::contains("0 errors, 2 warnings, 2 notes"));
+        .stdout(predicate::str::contains("0 errors, 2 warnings, 1 notes"));
 }
 
 #[test]

@@ -58,3 +58,41 @@ fn every_emitted_code_is_documented() {
         "codes emitted but not in docs/: {missing:?}"
     );
 }
+
+/// docs/FINDINGS.md's table is the typed code table (`finding::CODES`), and every quoted code
+/// in the sources is in that table.
+#[test]
+fn findings_md_is_the_code_table() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut table = String::from("| code | name | severity | meaning |\n|---|---|---|---|\n");
+    for c in laneplan::finding::CODES {
+        table.push_str(&format!(
+            "| {} | {} | {} | {} |\n",
+            c.code, c.name, c.severity, c.summary
+        ));
+    }
+    let path = root.join("docs/FINDINGS.md");
+    let doc = std::fs::read_to_string(&path).unwrap();
+    let (head, rest) = doc.split_once("<!-- codes:begin -->\n").unwrap();
+    let (_, tail) = rest.split_once("<!-- codes:end -->").unwrap();
+    let want = format!("{head}<!-- codes:begin -->\n{table}<!-- codes:end -->{tail}");
+    if std::env::var_os("LANEPLAN_WRITE_FINDINGS").is_some() {
+        std::fs::write(&path, &want).unwrap();
+    }
+    assert_eq!(doc, want, "docs/FINDINGS.md differs from finding::CODES");
+    let mut src = Vec::new();
+    files(&root.join("src"), "rs", &mut src);
+    let known: BTreeSet<&str> = laneplan::finding::CODES.iter().map(|c| c.code).collect();
+    for p in &src {
+        let text = std::fs::read_to_string(p).unwrap();
+        for c in codes_in(&text) {
+            if text.contains(&format!("\"{c}\"")) {
+                assert!(
+                    known.contains(c.as_str()),
+                    "{c} in {} is not in finding::CODES",
+                    p.display()
+                );
+            }
+        }
+    }
+}

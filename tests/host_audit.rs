@@ -128,14 +128,19 @@ fn plx_capture_two_switches_and_the_x722_note() {
         assert_eq!(x722.ids, "8086:37d2");
         assert_eq!(x722.link, link(Gen::G1, 1));
         assert_eq!(x722.link_max, link(Gen::G3, 1));
-        assert_eq!(x722.link_status, LinkStatus::ChipsetReduced);
     }
+    // One link, judged at function 0; function 1 shares it.
+    assert_eq!(
+        f(&a, "0000:60:00.0").link_status,
+        LinkStatus::ChipsetReduced
+    );
+    assert_eq!(f(&a, "0000:60:00.1").link_status, LinkStatus::NotApplicable);
     let notes: Vec<_> = a
         .findings
         .iter()
         .filter(|f| f.code == codes::CHIPSET_LINK)
         .collect();
-    assert_eq!(notes.len(), 2);
+    assert_eq!(notes.len(), 1);
     assert!(
         notes[0]
             .message
@@ -150,7 +155,6 @@ fn plx_capture_two_switches_and_the_x722_note() {
         codes_at(&a),
         vec![
             ("LP0306".into(), "0000:60:00.0".into()),
-            ("LP0306".into(), "0000:60:00.1".into()),
             ("LP0311".into(), "0000:60:00.0".into()),
             ("LP0311".into(), "0000:60:00.1".into()),
         ]
@@ -274,7 +278,7 @@ fn r740xd_12nvme_names_exactly_its_problems() {
         vec![
             ("LP0302".into(), "0000:b0:00.0".into()),
             ("LP0302".into(), "0000:d9:00.0".into()),
-            ("LP0304".into(), "0000:00:00.0".into()),
+            // 0000:00:00.0 (the DMI3 host bridge) is a platform function: not judged.
             ("LP0304".into(), "0000:d7:03.0".into()),
             ("LP0305".into(), "0000:17:00.0".into()),
             ("LP0307".into(), "0000:5d:02.0".into()),
@@ -395,10 +399,7 @@ fn r740xd_lspci_dump_parses_whole() {
     );
     assert_eq!(
         codes_at(&a),
-        vec![
-            ("LP0304".into(), "0000:00:00.0".into()),
-            ("LP0305".into(), "0000:00:1c.0".into()),
-        ]
+        vec![("LP0305".into(), "0000:00:1c.0".into()),]
     );
     let n1c = a
         .findings
@@ -471,4 +472,23 @@ fn libnvme_captures_are_beyond_lspci_but_not_the_audit() {
     let a = audit(&root);
     let bdfs: Vec<&str> = a.functions.iter().map(|f| f.bdf.as_str()).collect();
     assert_eq!(bdfs, ["0214:90:00.0", "052e:78:00.0", "058e:78:00.0"]);
+}
+
+#[test]
+fn platform_functions_by_class_port_type_and_position() {
+    let (_t, root) = unpack("hwloc-2n-nvme-slots/32em64t-2n8c+dax+nvme+mic+dimms.tar.bz2");
+    let a = audit(&root);
+    let kind = |b: &str| f(&a, b).kind;
+    // An NVMe drive on a root bus (partial capture) stays a device; the uncore, the DMA
+    // engine, the PCH SATA and the host bridge are the platform's.
+    assert_eq!(kind("0000:00:02.0"), FnKind::Device);
+    assert_eq!(kind("0000:00:00.0"), FnKind::Platform);
+    assert_eq!(kind("0000:00:04.0"), FnKind::Platform);
+    assert_eq!(kind("0000:00:1f.2"), FnKind::Platform);
+    assert_eq!(kind("0000:7f:0e.1"), FnKind::Platform);
+    // With the subsystem name, as lspci -vv prints it (sysfs: from pci.ids).
+    assert_eq!(
+        f(&a, "0000:00:02.0").name,
+        "Intel Corporation PCIe Data Center SSD (Intel Corporation DC P3600 SSD [Add-in Card])"
+    );
 }

@@ -51,70 +51,28 @@ impl BayLocation {
     }
 }
 
-/// A bay's state. A plan gives `Ok` (installed), `Empty` and `Degraded` (a drive that cannot
-/// run as fast as it could, or whose path is broken); the audit adds the others.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum BayStatus {
-    /// A drive is there and runs as planned.
-    Ok,
-    /// No drive, none expected.
-    Empty,
-    /// The plan has a drive here; the host has none.
-    Missing,
-    /// The host has a drive here; the plan has none.
-    Unexpected,
-    /// The link trained below what both ends can do (live).
-    Downtrained,
-    /// The drive hangs off another socket than planned.
-    WrongSocket,
-    /// Planned below its capability (a generation drop on the path) or not connected.
-    Degraded,
+/// A bay's state: the one status type of the diff and the views (a plan gives `Ok`, `Empty`
+/// and `Degraded`; the audit the others).
+pub use crate::against::DiffStatus as BayStatus;
+
+/// What a host adds to the layout.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HostView {
+    /// Planned places (bays and cards) found on the host, of `planned`.
+    pub found: usize,
+    pub planned: usize,
+    /// NVMe drives the host has that no bay holds (never dropped): `bdf model (slot N)`.
+    pub unplaced: Vec<UnplacedDrive>,
 }
 
-impl BayStatus {
-    pub fn name(self) -> &'static str {
-        match self {
-            BayStatus::Ok => "ok",
-            BayStatus::Empty => "empty",
-            BayStatus::Missing => "missing",
-            BayStatus::Unexpected => "unexpected",
-            BayStatus::Downtrained => "downtrained",
-            BayStatus::WrongSocket => "wrong socket",
-            BayStatus::Degraded => "degraded",
-        }
-    }
-
-    /// What the status means, for legends.
-    pub fn describe(self) -> &'static str {
-        match self {
-            BayStatus::Ok => "drive installed",
-            BayStatus::Empty => "empty",
-            BayStatus::Missing => "missing (planned, not found)",
-            BayStatus::Unexpected => "unexpected (found, not planned)",
-            BayStatus::Downtrained => "link downtrained",
-            BayStatus::WrongSocket => "on another socket than planned",
-            BayStatus::Degraded => "degraded (slower than the drive can go, or not connected)",
-        }
-    }
-
-    /// Three characters at most, for the terminal picture.
-    pub fn code(self) -> &'static str {
-        match self {
-            BayStatus::Ok => "ok",
-            BayStatus::Empty => "--",
-            BayStatus::Missing => "MIS",
-            BayStatus::Unexpected => "NEW",
-            BayStatus::Downtrained => "DWN",
-            BayStatus::WrongSocket => "SKT",
-            BayStatus::Degraded => "DEG",
-        }
-    }
-
-    /// Whether the status itself is a problem (beside any listed problems).
-    pub fn is_problem(self) -> bool {
-        !matches!(self, BayStatus::Ok | BayStatus::Empty)
-    }
+/// An NVMe drive that could not be placed in a bay.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct UnplacedDrive {
+    pub bdf: Option<String>,
+    pub model: Option<String>,
+    pub slot_number: Option<u32>,
+    /// Why: no bay of the platform reports its slot number, or no platform slot numbers.
+    pub reason: String,
 }
 
 /// A link as the views show it: PCIe (what trains and what the ends could do) or SAS/SATA.
@@ -217,6 +175,16 @@ pub struct BayView {
     /// What an audit found in the bay (shown in the tooltip).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tooltip_extra: Option<String>,
+    /// With a host: what was found in the bay (model or name), its PCI address, the physical
+    /// slot number the platform gives the bay and how the bay was matched to the host.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub found: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bdf: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub slot_number: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub matched_by: Option<crate::against::MatchMethod>,
 }
 
 impl BayView {
@@ -422,6 +390,10 @@ pub struct BayLayout {
     pub slots: Vec<SlotView>,
     /// Findings that belong to no bay or slot, one sentence each.
     pub notes: Vec<String>,
+    /// With a host (`--sysfs-root`, `--lspci`, `--host`): counts and what could not be
+    /// placed in a bay.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host: Option<HostView>,
 }
 
 impl BayLayout {
@@ -456,45 +428,99 @@ impl BayLayout {
     /// With `planned_parts` false (a bare platform), a drive found where the plan has none is
     /// simply what the bay holds, not a problem.
     pub fn apply_diff(&mut self, diff: &crate::against::Diff, planned_parts: bool) {
+        self.apply_diff_with(diff, planned_parts, None);
+    }
+
+    /// As [`apply_diff`](Self::apply_diff), and lists the audit's NVMe drives that no bay
+    /// holds (nothing is dropped silently).
+    pub fn apply_diff_with(
+        &mut self,
+        diff: &crate::against::Diff,
+        planned_parts: bool,
+        audit: Option<&crate::host::audit::Audit>,
+    ) {
         use crate::against::DiffStatus as D;
+        use crate::finding::Subject;
         for e in &diff.entries {
-            let Some(n) = e.bay else { continue };
+            let Some(n) = e.bay else {
+                if let Subject::Slot { id } = &e.subject
+                    && e.status.is_problem()
+                    && let Some(s) = self.slots.iter_mut().find(|s| &s.id == id)
+                {
+                    s.problems.extend(e.problems.iter().cloned());
+                    s.tooltip = slot_tooltip(s);
+                }
+                continue;
+            };
             let Some(b) = self.bays.iter_mut().find(|b| b.number == n) else {
                 continue;
             };
             let status = match e.status {
-                D::Ok => BayStatus::Ok,
-                D::Empty => BayStatus::Empty,
-                D::Missing => BayStatus::Missing,
                 D::Unexpected if !planned_parts => BayStatus::Ok,
-                D::Unexpected => BayStatus::Unexpected,
-                D::Downtrained => BayStatus::Downtrained,
-                D::WrongSocket => BayStatus::WrongSocket,
-                D::WrongPart => BayStatus::Degraded,
-                D::NotVisible => continue,
+                other => other,
             };
             b.status = status;
+            b.found = e.found.clone();
+            b.bdf = e.bdf.clone();
+            b.slot_number = e.slot_number;
+            b.matched_by = Some(e.method);
+            // The trained link where it differs from the plan.
+            if let Some(l) = e.found_rate
+                && let Some(g) = l.speed
+                && l.width > 0
+            {
+                let found = LinkRate::new(g, l.width);
+                let planned = b.link.as_ref().and_then(|v| v.rate);
+                if planned
+                    .is_none_or(|p| p.generation != found.generation || p.width != found.width)
+                {
+                    b.link = Some(LinkView {
+                        text: found.short(),
+                        rate: Some(found),
+                        max: planned,
+                    });
+                }
+            }
+            if status.is_problem() {
+                b.problems.extend(e.problems.iter().cloned());
+            }
             if let Some(found) = &e.found {
                 if b.part.is_none() {
                     b.part = Some(found.clone());
                 }
-                b.problems.retain(|p| !p.starts_with("found:"));
                 let at = e.bdf.clone().unwrap_or_default();
                 let link = e.found_link.clone().unwrap_or_default();
-                if status != BayStatus::Ok || planned_parts {
-                    b.problems.extend(
-                        e.problems
-                            .iter()
-                            .filter(|_| status != BayStatus::Ok)
-                            .cloned(),
-                    );
-                }
                 b.tooltip_extra = Some(format!("found: {found} at {at}, {link}"));
-            } else if status != BayStatus::Ok && status != BayStatus::Empty {
-                b.problems.extend(e.problems.iter().cloned());
             }
             b.refresh_tooltip();
         }
+        let (found, planned) = diff.found_count();
+        let mut unplaced = Vec::new();
+        if let Some(a) = audit {
+            for d in &a.drives {
+                let placed = d.bdf.as_deref().is_some_and(|bdf| {
+                    diff.entries
+                        .iter()
+                        .any(|e| e.bay.is_some() && e.bdf.as_deref() == Some(bdf))
+                });
+                if !placed {
+                    unplaced.push(UnplacedDrive {
+                        bdf: d.bdf.clone(),
+                        model: d.model.clone(),
+                        slot_number: d.slot_number,
+                        reason: match d.slot_number {
+                            Some(n) => format!("no bay of {} has physical slot {n}", self.platform),
+                            None => "the host reports no physical slot for it, and no bay's port holds it".into(),
+                        },
+                    });
+                }
+            }
+        }
+        self.host = Some(HostView {
+            found,
+            planned,
+            unplaced,
+        });
     }
 
     pub fn set_bay_status(
@@ -561,15 +587,6 @@ fn finding_text(f: &Finding) -> String {
     }
 }
 
-/// True when `needle` occurs in `hay` not followed by a digit (`Slot 1` is not in `Slot 10`).
-fn mentions(hay: &str, needle: &str) -> bool {
-    hay.match_indices(needle).any(|(i, _)| {
-        let rest = &hay[i + needle.len()..];
-        !rest.starts_with(|c: char| c.is_ascii_digit())
-            && !hay[..i].ends_with(|c: char| c.is_ascii_alphanumeric())
-    })
-}
-
 fn node_path(f: &Finding) -> Vec<&str> {
     f.location
         .node
@@ -578,16 +595,24 @@ fn node_path(f: &Finding) -> Vec<&str> {
         .unwrap_or_default()
 }
 
-/// Does a finding concern bay `n`?
+/// Does a finding concern bay `n`? Its subject, else the bay node on its topology path.
 fn finding_is_about_bay(f: &Finding, n: u16) -> bool {
+    if let Some(s) = &f.subject {
+        return *s == crate::finding::Subject::Bay { number: n };
+    }
     let label = format!("Bay {n}");
     node_path(f).contains(&label.as_str())
-        || f.message.starts_with(&format!("bay {n} "))
-        || f.message.starts_with(&format!("bay {n}:"))
 }
 
 /// Does a finding concern the slot (or the card in it)?
 fn finding_is_about_slot(f: &Finding, s: &SlotInfo, rc_label: &str, socket_label: &str) -> bool {
+    let id = s.def.id.get_ref();
+    match &f.subject {
+        Some(crate::finding::Subject::Slot { id: x }) => return x == id,
+        Some(crate::finding::Subject::Slots { ids }) => return ids.contains(id),
+        Some(_) => return false,
+        None => {}
+    }
     let path = node_path(f);
     if path.contains(&s.def.label.as_str()) {
         return true;
@@ -596,7 +621,7 @@ fn finding_is_about_slot(f: &Finding, s: &SlotInfo, rc_label: &str, socket_label
     if path == [socket_label, rc_label] && s.card.is_some() {
         return true;
     }
-    path.is_empty() && mentions(&f.message, &s.def.label)
+    false
 }
 
 fn socket_labels(t: &Topology) -> BTreeMap<u8, (String, Vec<u32>)> {
@@ -983,6 +1008,10 @@ fn build(report: &Report, form: String) -> BayLayout {
             ceiling: None,
             tooltip: String::new(),
             tooltip_extra: None,
+            found: None,
+            bdf: None,
+            slot_number: None,
+            matched_by: None,
         };
         v.refresh_tooltip();
         bays.push(v);
@@ -1090,6 +1119,7 @@ fn build(report: &Report, form: String) -> BayLayout {
         groups,
         slots,
         notes,
+        host: None,
     }
 }
 
@@ -1144,14 +1174,6 @@ pub fn trim(v: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn mentions_respects_number_boundaries() {
-        assert!(mentions("Slot 1 holds it", "Slot 1"));
-        assert!(mentions("in Slot 1", "Slot 1"));
-        assert!(!mentions("in Slot 10", "Slot 1"));
-        assert!(mentions("(Slot 1, Slot 3)", "Slot 3"));
-    }
 
     #[test]
     fn letters_run_past_z() {

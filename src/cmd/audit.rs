@@ -38,6 +38,10 @@ pub struct AuditArgs {
     /// Names from this pci.ids (default: the host's own, else the embedded database).
     #[arg(long, value_name = "FILE")]
     pub pci_ids: Option<PathBuf>,
+    /// List every empty port with its slot number (the text otherwise summarises them per
+    /// switch or root bus; the JSON always lists them in `empty_ports`).
+    #[arg(long, short = 'v')]
+    pub verbose: bool,
 }
 
 /// Save exactly the files `audit` reads, for replay with `audit --sysfs-root`.
@@ -84,7 +88,7 @@ pub fn run(args: AuditArgs, catalog: &super::plan::CatalogArgs) -> miette::Resul
         s.push('\n');
         s
     } else {
-        let mut s = render::text(&audit);
+        let mut s = render::text_with(&audit, args.verbose);
         if let Some(d) = &diff {
             s.push('\n');
             s.push_str(&laneplan::against::render(d));

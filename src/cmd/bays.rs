@@ -100,8 +100,8 @@ pub fn bays(args: &BaysArgs, cat: &CatalogArgs) -> Result<ExitCode> {
     };
     let mut layout = BayLayout::from_report(&report, &catalog);
     if let Some(audit) = &audit {
-        let diff = laneplan::against::diff(&report.plan, audit);
-        layout.apply_diff(&diff, is_build_file(target));
+        let diff = laneplan::against::diff_in(&report.plan, audit, Some(&catalog));
+        layout.apply_diff_with(&diff, is_build_file(target), Some(audit));
     }
 
     let mut svg_to_stdout = false;

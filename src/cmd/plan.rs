@@ -144,7 +144,7 @@ pub fn against(
     };
     let catalog = cat.load()?;
     let report = plan::check_build_file(&catalog, build).map_err(|e| e.into_report())?;
-    let diff = laneplan::against::diff(&report.plan, audit);
+    let diff = laneplan::against::diff_in(&report.plan, audit, Some(&catalog));
     laneplan::against::apply(audit, &diff);
     Ok(Some(diff))
 }

@@ -5,7 +5,7 @@ use super::codes;
 use super::model::*;
 use super::names::PciNames;
 use super::tree::{FnKind, LiveTree, min_link};
-use crate::finding::{Finding, Severity};
+use crate::finding::{Finding, Severity, Subject};
 use crate::topology::Topology;
 use serde::Serialize;
 
@@ -38,8 +38,27 @@ pub enum LinkStatus {
     Down,
     /// A port with nothing below and its link down: an empty port, not a fault.
     Empty,
+    /// Below its max on a device that lowers its link when idle (GPUs): re-check under load.
+    PowerManaged,
     /// Internal to a switch or no link attributes: nothing to judge.
     NotApplicable,
+}
+
+/// Where an empty port is (`laneplan audit --verbose` and JSON list them all; the text
+/// summarises them per switch or root bus).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct EmptyPort {
+    pub bdf: String,
+    /// The physical slot number the port reports (Slot Capabilities or Physical Slot).
+    pub slot_number: Option<u32>,
+    /// The switch upstream port it belongs to, or `None` for a root port.
+    pub switch: Option<String>,
+    /// `0000:40`: the root bus it hangs from.
+    pub root_bus: String,
+    pub hot_plug: bool,
+    /// Its place in the tree (`[0000:d7] > 0000:d7:03.0`), for findings.
+    #[serde(skip)]
+    pub node: String,
 }
 
 /// One PCI function in the report.
@@ -61,6 +80,9 @@ pub struct FunctionReport {
     pub driver: Option<String>,
     pub numa_node: Option<u32>,
     pub slot: Option<String>,
+    /// The physical slot number the host reports (Slot Capabilities' number of a port, or a
+    /// numeric Physical Slot), if any.
+    pub slot_number: Option<u32>,
     /// Filled when a plan is given (per-bay diff); `null` until then.
     pub bay: Option<String>,
     /// `[secondary, subordinate]` of a bridge.
@@ -87,6 +109,9 @@ pub struct DriveReport {
     pub firmware: Option<String>,
     pub transport: Option<String>,
     pub slot: Option<String>,
+    /// The physical slot number of the drive's port (Slot Capabilities), or its own numeric
+    /// Physical Slot: what places it in a bay without a plan.
+    pub slot_number: Option<u32>,
     /// Filled when a plan is given.
     pub bay: Option<String>,
     pub numa_node: Option<u32>,
@@ -114,8 +139,10 @@ pub struct Audit {
     pub functions: Vec<FunctionReport>,
     pub drives: Vec<DriveReport>,
     pub subsystems: Vec<NvmeSubsystem>,
+    /// Ports with nothing below (empty bays and slots), each with its slot number.
+    pub empty_ports: Vec<EmptyPort>,
     /// Per-bay comparison with a plan (`--against`); empty without one.
-    pub bays: Vec<serde_json::Value>,
+    pub bays: Vec<crate::against::DiffEntry>,
     pub findings: Vec<Finding>,
     #[serde(skip)]
     pub tree: LiveTree,
@@ -177,8 +204,11 @@ pub fn audit(
         let id = f.bdf().to_string();
         let port = tree.upstream_port(i);
         let internal = tree.parent[i].is_some_and(|p| tree.kind[p] == FnKind::Switch);
-        if tree.kind[i] == FnKind::RootPort || internal {
+        if tree.kind[i] == FnKind::RootPort || internal || tree.kind[i] == FnKind::Platform {
             continue;
+        }
+        if shares_link_of_function_zero(&tree, i) {
+            continue; // its link is function 0's: judged there
         }
         let Some(cur) = f.link else { continue };
         upstream_max[i] = port.and_then(|p| tree.funcs[p].link_max);
@@ -194,6 +224,7 @@ pub fn audit(
                     codes::LINK_DOWN,
                     format!("{id}: device present but its link is down"),
                 )
+                .about(Subject::Device { bdf: id.clone() })
                 .with_help(
                     "reseat the device or check its power; a link that is down carries nothing",
                 )
@@ -216,7 +247,19 @@ pub fn audit(
                 .map(|l| l.label())
                 .unwrap_or_else(|| "?".into()),
         );
-        if is_chipset_integrated(f) {
+        if power_managed(f) && cur.width >= want.width {
+            status[i] = LinkStatus::PowerManaged;
+            findings.push(
+                Finding::note(codes::POWER_MANAGED_LINK, format!("{detail}: this kind of device lowers its link speed when idle"))
+                    .with_help(format!(
+                        "not a fault while idle: re-check under load (run a GPU workload, then `lspci -vv -s {}` and read LnkSta; it should show {})",
+                        f.bdf().short(),
+                        want.label()
+                    ))
+                    .about(Subject::Device { bdf: id.clone() })
+                    .at_node(tree_path(&tree, i)),
+            );
+        } else if is_chipset_integrated(f) {
             status[i] = LinkStatus::ChipsetReduced;
             findings.push(
                 Finding::note(codes::CHIPSET_LINK, detail)
@@ -233,6 +276,7 @@ pub fn audit(
             findings.push(
                 Finding::error(codes::DOWNTRAINED, format!("link downtrained ({what}): {detail}"))
                     .with_help("reseat the device, check riser/cable/backplane ratings, and the slot's bifurcation")
+                    .about(Subject::Device { bdf: id.clone() })
                     .at_node(tree_path(&tree, i)),
             );
         }
@@ -240,8 +284,9 @@ pub fn audit(
 
     // Ports: empty ones are never alarmed; a port lspci calls "downgraded" because of its
     // device gets a note that says so.
+    let mut empty_ports = Vec::new();
     for i in 0..n {
-        if !port_like(i) {
+        if !port_like(i) || tree.kind[i] == FnKind::Platform {
             continue;
         }
         let f = &tree.funcs[i];
@@ -250,19 +295,22 @@ pub fn audit(
         };
         let id = f.bdf().to_string();
         if tree.children[i].is_empty() {
-            if cur.is_down() {
+            // Nothing below: an empty port whatever its link status says (hot-plug ports
+            // keep a stale speed and width).
+            let hot_plug = f.slot_cap_number.is_some();
+            if cur.is_down() || hot_plug {
                 status[i] = LinkStatus::Empty;
-                findings.push(
-                    Finding::note(
-                        codes::EMPTY_PORT,
-                        format!(
-                            "{id}: no device below and the link is down (max {}): an empty port",
-                            max.label()
-                        ),
-                    )
-                    .with_help("not a fault; lspci marks such a port (downgraded)")
-                    .at_node(tree_path(&tree, i)),
-                );
+                empty_ports.push(EmptyPort {
+                    bdf: id.clone(),
+                    slot_number: f.slot_number(),
+                    switch: tree.parent[i]
+                        .filter(|&p| tree.kind[p] == FnKind::Switch)
+                        .map(|p| tree.funcs[p].bdf().to_string()),
+                    root_bus: root_bus_of(&tree, i),
+                    hot_plug,
+                    node: tree_path(&tree, i),
+                });
+                let _ = max;
             }
             continue;
         }
@@ -273,7 +321,10 @@ pub fn audit(
         if kids.iter().any(|&c| {
             matches!(
                 status[c],
-                LinkStatus::Downtrained | LinkStatus::ChipsetReduced | LinkStatus::Down
+                LinkStatus::Downtrained
+                    | LinkStatus::ChipsetReduced
+                    | LinkStatus::Down
+                    | LinkStatus::PowerManaged
             )
         }) {
             continue;
@@ -307,6 +358,8 @@ pub fn audit(
             .at_node(tree_path(&tree, i)),
         );
     }
+
+    findings.extend(empty_port_findings(&empty_ports));
 
     // AER.
     for (i, f) in tree.funcs.iter().enumerate() {
@@ -355,26 +408,17 @@ pub fn audit(
             FunctionReport {
                 bdf: f.bdf().to_string(),
                 parent: tree.parent[i].map(|p| tree.funcs[p].bdf().to_string()),
-                root_bus: {
-                    let mut r = i;
-                    while let Some(p) = tree.parent[r] {
-                        r = p;
-                    }
-                    let b = tree.funcs[r].bdf();
-                    format!("{:04x}:{:02x}", b.domain, b.bus)
-                },
+                root_bus: root_bus_of(&tree, i),
                 kind: tree.kind[i],
                 ids: f.ids(),
-                subsystem: match (f.subsystem_vendor, f.subsystem_device) {
-                    (Some(v), Some(d)) => Some(format!("{v:04x}:{d:04x}")),
-                    _ => None,
-                },
+                subsystem: f.subsystem_ids(),
                 class: f.class.map(|c| format!("0x{c:06x}")),
                 revision: f.revision,
                 name: tree.names[i].clone(),
                 driver: f.driver.clone(),
                 numa_node: f.numa_node,
                 slot: f.slot.clone(),
+                slot_number: f.slot_number(),
                 bay: None,
                 buses: f.bus_range.map(|(s, u)| [s, u]),
                 link: f.link,
@@ -389,13 +433,7 @@ pub fn audit(
         .collect();
 
     let drives = drives(scan, &tree, &functions);
-    findings.sort_by(|a, b| {
-        b.severity
-            .cmp(&a.severity)
-            .then(a.code.cmp(b.code))
-            .then(a.location.node.cmp(&b.location.node))
-            .then(a.message.cmp(&b.message))
-    });
+    crate::finding::sort(&mut findings);
     let topology = tree.to_topology(source);
     Audit {
         product: None,
@@ -405,11 +443,113 @@ pub fn audit(
         functions,
         drives,
         subsystems: scan.subsystems.clone(),
+        empty_ports,
         bays: Vec::new(),
         findings,
         tree,
         topology,
     }
+}
+
+/// Devices that lower their link speed when idle and raise it under load: display
+/// controllers (GPUs; NVIDIA/NVSentinel issue 890, open-mpi/hwloc issue 653) and 3D/other
+/// display controllers, by class code.
+pub fn power_managed(f: &PciFunction) -> bool {
+    f.class.map(|c| c >> 16) == Some(0x03)
+}
+
+/// True for a function other than function 0 of device 0 on a bus below a port, when that
+/// function 0 exists: a PCIe link carries one device, its other functions (and ARI
+/// functions) share function 0's link and may report it as down.
+fn shares_link_of_function_zero(tree: &LiveTree, i: usize) -> bool {
+    let b = tree.funcs[i].bdf();
+    if (b.dev, b.func) == (0, 0) || tree.upstream_port(i).is_none() {
+        return false;
+    }
+    tree.index.contains_key(&Bdf {
+        domain: b.domain,
+        bus: b.bus,
+        dev: 0,
+        func: 0,
+    })
+}
+
+/// `0000:17`: the root bus above `i`.
+fn root_bus_of(tree: &LiveTree, i: usize) -> String {
+    let mut r = i;
+    let mut guard = 0;
+    while let Some(p) = tree.parent[r] {
+        r = p;
+        guard += 1;
+        if guard > tree.funcs.len() {
+            break;
+        }
+    }
+    let b = tree.funcs[r].bdf();
+    format!("{:04x}:{:02x}", b.domain, b.bus)
+}
+
+/// One note per switch or root bus with empty ports, naming their slot numbers (the full
+/// list is `Audit::empty_ports`).
+fn empty_port_findings(ports: &[EmptyPort]) -> Vec<Finding> {
+    let mut groups: std::collections::BTreeMap<(Option<&str>, &str), Vec<&EmptyPort>> =
+        std::collections::BTreeMap::new();
+    for p in ports {
+        groups
+            .entry((p.switch.as_deref(), p.root_bus.as_str()))
+            .or_default()
+            .push(p);
+    }
+    groups
+        .into_iter()
+        .map(|((switch, root), list)| {
+            let mut numbers: Vec<u16> = list
+                .iter()
+                .filter_map(|p| p.slot_number.and_then(|n| u16::try_from(n).ok()))
+                .collect();
+            numbers.sort_unstable();
+            let slots = if numbers.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    " (slot{} {})",
+                    if numbers.len() == 1 { "" } else { "s" },
+                    crate::plan::instantiate::compress_ranges(&numbers)
+                )
+            };
+            let (where_, subject) = match switch {
+                Some(s) => (
+                    format!("below switch {s}"),
+                    Subject::Device { bdf: s.to_string() },
+                ),
+                None => (
+                    format!("on root bus {root}"),
+                    Subject::RootComplex { id: root.to_string() },
+                ),
+            };
+            let what = if list.len() == 1 {
+                format!("{}: an empty port{slots} {where_}", list[0].bdf)
+            } else {
+                format!("{} empty ports{slots} {where_}", list.len())
+            };
+            Finding::note(codes::EMPTY_PORT, format!("{what}: nothing below, no link"))
+                .with_help("not a fault (lspci marks such ports (downgraded)); `--verbose` and the JSON list each port")
+                .about(if list.len() == 1 {
+                    Subject::Device {
+                        bdf: list[0].bdf.clone(),
+                    }
+                } else {
+                    subject
+                })
+                .at_node(if list.len() == 1 {
+                    list[0].node.clone()
+                } else {
+                    switch
+                        .map(str::to_string)
+                        .unwrap_or_else(|| format!("[{root}]"))
+                })
+        })
+        .collect()
 }
 
 /// `[0000:17] > 0000:17:00.0 > 0000:18:00.0`: the location of a finding.
@@ -486,6 +626,11 @@ fn drive_row(
         firmware: c.and_then(|c| c.firmware.clone()),
         transport: c.and_then(|c| c.transport.clone()),
         slot: f.and_then(|f| f.slot.clone()),
+        slot_number: i.and_then(|i| {
+            tree.upstream_port(i)
+                .and_then(|p| tree.funcs[p].slot_cap_number)
+                .or_else(|| tree.funcs[i].slot_number())
+        }),
         bay: None,
         numa_node: f.and_then(|f| f.numa_node).or(c.and_then(|c| c.numa_node)),
         link: f.and_then(|f| f.link),

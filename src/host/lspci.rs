@@ -151,7 +151,13 @@ pub fn parse(text: &str, file: &str) -> (HostScan, Vec<Finding>) {
     for (i, line) in lines(text).enumerate() {
         let line_no = i + 1;
         if line.trim().is_empty() {
-            if let Some(f) = cur.take() {
+            // Some lspci versions print a blank line inside a block (after `L1SubCtl1:`):
+            // the block goes on when the next line is indented.
+            let next_indented = text[text_offset(text, line)..]
+                .lines()
+                .nth(1)
+                .is_some_and(|n| n.starts_with([' ', '\t']) && !n.trim().is_empty());
+            if !next_indented && let Some(f) = cur.take() {
                 scan.functions.push(f);
             }
             continue;
@@ -217,7 +223,21 @@ pub fn parse(text: &str, file: &str) -> (HostScan, Vec<Finding>) {
             if let Some((v, d)) = last_ids(rest) {
                 f.subsystem_vendor = Some(v);
                 f.subsystem_device = Some(d);
+                let tag = format!("[{v:04x}:{d:04x}]");
+                f.subsystem_name = rest
+                    .find(&tag)
+                    .map(|i| rest[..i].trim().to_string())
+                    .filter(|n| !n.is_empty());
             }
+        } else if label == "SltCap"
+            && let Some(i) = t.find("Slot #")
+        {
+            // `Slot #160, PowerLimit 25.000W; ...` on the line after `SltCap:`.
+            f.slot_cap_number = t[i + "Slot #".len()..]
+                .split(|c: char| !c.is_ascii_digit())
+                .next()
+                .and_then(|n| n.parse().ok())
+                .filter(|&n| n != 0);
         } else if let Some(rest) = t.strip_prefix("Bus:") {
             let get = |k: &str| {
                 rest.split(',')
@@ -269,6 +289,11 @@ pub fn parse(text: &str, file: &str) -> (HostScan, Vec<Finding>) {
         scan.functions.push(f);
     }
     (scan, findings)
+}
+
+/// Byte offset of `line` (a slice of `text`) in `text`.
+fn text_offset(text: &str, line: &str) -> usize {
+    (line.as_ptr() as usize).saturating_sub(text.as_ptr() as usize)
 }
 
 fn clip(s: &str) -> String {

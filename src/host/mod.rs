@@ -19,30 +19,33 @@ use std::path::Path;
 
 /// Finding codes of the live-host audit (stable: scripts and docs refer to them).
 pub mod codes {
+    use crate::finding::code;
     /// A sysfs entry that could not be read or held garbage (skipped).
-    pub const UNREADABLE: &str = "LP0301";
+    pub const UNREADABLE: &str = code::UNREADABLE.code;
     /// A link trained below min(own max, port max).
-    pub const DOWNTRAINED: &str = "LP0302";
+    pub const DOWNTRAINED: &str = code::DOWNTRAINED.code;
     /// A device whose link is down.
-    pub const LINK_DOWN: &str = "LP0303";
+    pub const LINK_DOWN: &str = code::LINK_DOWN.code;
     /// A port with nothing below and its link down (note).
-    pub const EMPTY_PORT: &str = "LP0304";
+    pub const EMPTY_PORT: &str = code::EMPTY_PORT.code;
     /// A port below its max because its device is slower (note).
-    pub const PORT_LIMITED: &str = "LP0305";
+    pub const PORT_LIMITED: &str = code::PORT_LIMITED.code;
     /// A chipset-integrated device reporting a reduced link (note).
-    pub const CHIPSET_LINK: &str = "LP0306";
+    pub const CHIPSET_LINK: &str = code::CHIPSET_LINK.code;
     /// Fatal or non-fatal AER errors.
-    pub const AER_UNCORRECTABLE: &str = "LP0307";
+    pub const AER_UNCORRECTABLE: &str = code::AER_UNCORRECTABLE.code;
     /// Correctable AER errors above the threshold.
-    pub const AER_CORRECTABLE: &str = "LP0308";
+    pub const AER_CORRECTABLE: &str = code::AER_CORRECTABLE.code;
     /// An NVMe controller without a namespace.
-    pub const NVME_NO_NAMESPACE: &str = "LP0309";
+    pub const NVME_NO_NAMESPACE: &str = code::NVME_NO_NAMESPACE.code;
     /// Duplicate or conflicting bus numbers.
-    pub const BUS_CONFLICT: &str = "LP0310";
+    pub const BUS_CONFLICT: &str = code::BUS_CONFLICT.code;
     /// A function whose parent bridge is not listed (partial capture).
-    pub const HIDDEN_PARENT: &str = "LP0311";
+    pub const HIDDEN_PARENT: &str = code::HIDDEN_PARENT.code;
     /// A line of an lspci dump that could not be read.
-    pub const LSPCI_PARSE: &str = "LP0312";
+    pub const LSPCI_PARSE: &str = code::LSPCI_PARSE.code;
+    /// A device that power-manages its link (GPU) below its max: re-check under load (note).
+    pub const POWER_MANAGED_LINK: &str = code::POWER_MANAGED_LINK.code;
 }
 
 /// Audits the host (or capture) below `root`.
@@ -134,8 +137,19 @@ fn audit_lspci_scan(
 }
 
 /// The platform a host is, from its DMI product name (`PowerEdge R740xd` -> `r740xd`).
+/// A platform file's `dmi_names` are matched whole (case-insensitively) first; else a word
+/// of the product name that is a platform id.
 pub fn platform_of(audit: &audit::Audit, catalog: &crate::platform::Catalog) -> Option<String> {
-    let name = audit.product.as_deref()?.to_ascii_lowercase();
+    let product = audit.product.as_deref()?.trim();
+    if let Some((id, _)) = catalog.platforms.iter().find(|(_, p)| {
+        p.def
+            .dmi_names
+            .iter()
+            .any(|n| n.trim().eq_ignore_ascii_case(product))
+    }) {
+        return Some(id.clone());
+    }
+    let name = product.to_ascii_lowercase();
     catalog
         .platforms
         .keys()

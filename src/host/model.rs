@@ -186,6 +186,9 @@ pub struct PciFunction {
     pub device: Option<u16>,
     pub subsystem_vendor: Option<u16>,
     pub subsystem_device: Option<u16>,
+    /// The subsystem's name as the source gives it (`Dell HBA330 Mini`; lspci -vv prints it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub subsystem_name: Option<String>,
     /// 24-bit class code (`0x010802`).
     pub class: Option<u32>,
     pub revision: Option<u8>,
@@ -202,6 +205,10 @@ pub struct PciFunction {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub hidden_ancestors: Vec<Bdf>,
     pub slot: Option<String>,
+    /// The physical slot number of a port's Slot Capabilities (`SltCap: ... Slot #160`),
+    /// where the port implements a slot and the number is not 0.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub slot_cap_number: Option<u32>,
     pub aer: Option<Aer>,
     pub mps: Option<u16>,
     pub port_type: Option<PortType>,
@@ -226,6 +233,22 @@ impl PciFunction {
             dev: 0,
             func: 0,
         })
+    }
+
+    /// `1028:1f53`
+    pub fn subsystem_ids(&self) -> Option<String> {
+        match (self.subsystem_vendor, self.subsystem_device) {
+            (Some(v), Some(d)) => Some(format!("{v:04x}:{d:04x}")),
+            _ => None,
+        }
+    }
+
+    /// The physical slot number the host reports for this function: the Slot Capabilities'
+    /// number of a port, else a numeric `Physical Slot` (sysfs `slots/*/address`, lspci).
+    pub fn slot_number(&self) -> Option<u32> {
+        self.slot_cap_number
+            .or_else(|| self.slot.as_deref().and_then(|s| s.trim().parse().ok()))
+            .filter(|&n| n != 0)
     }
 
     pub fn ids(&self) -> String {

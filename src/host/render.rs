@@ -34,6 +34,7 @@ fn link_note(a: &Audit, i: usize) -> String {
         LinkStatus::Down => Some("LINK DOWN"),
         LinkStatus::Empty => Some("empty"),
         LinkStatus::ChipsetReduced => Some("chipset"),
+        LinkStatus::PowerManaged => Some("idle: re-check under load"),
         _ => None,
     };
     if let Some(m) = mark {
@@ -264,6 +265,36 @@ pub fn findings(a: &Audit) -> String {
 
 /// The full text report.
 pub fn text(a: &Audit) -> String {
+    text_with(a, false)
+}
+
+/// Every empty port with its slot number, by switch or root bus (`audit --verbose`).
+pub fn empty_ports(a: &Audit) -> String {
+    let mut s = String::new();
+    if a.empty_ports.is_empty() {
+        return s;
+    }
+    let _ = writeln!(s, "Empty ports:");
+    for p in &a.empty_ports {
+        let _ = writeln!(
+            s,
+            "  {}  slot {}  {}{}",
+            p.bdf,
+            p.slot_number
+                .map(|n| n.to_string())
+                .unwrap_or_else(|| "-".into()),
+            match &p.switch {
+                Some(sw) => format!("below switch {sw}"),
+                None => format!("on root bus {}", p.root_bus),
+            },
+            if p.hot_plug { ", hot-plug" } else { "" }
+        );
+    }
+    s
+}
+
+/// The full text report; `verbose` lists every empty port.
+pub fn text_with(a: &Audit, verbose: bool) -> String {
     let mut s = String::new();
     s.push_str(&tree(a, TreeStyle::Full));
     s.push('\n');
@@ -275,6 +306,10 @@ pub fn text(a: &Audit) -> String {
     if !a.drives.is_empty() {
         s.push_str(&drive_table(a));
         s.push_str("\n\n");
+    }
+    if verbose && !a.empty_ports.is_empty() {
+        s.push_str(&empty_ports(a));
+        s.push('\n');
     }
     s.push_str(&findings(a));
     s

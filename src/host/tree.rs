@@ -24,6 +24,10 @@ pub enum FnKind {
     SwitchPort,
     Bridge,
     Device,
+    /// A function of the CPU or chipset itself (host bridges, root-complex integrated
+    /// endpoints, uncore registers, data fabric, dummy functions, IOMMU, PCH functions, the
+    /// BMC's video and its bridge): shown in the tree, never a planned or unexpected part.
+    Platform,
 }
 
 impl FnKind {
@@ -37,6 +41,7 @@ impl FnKind {
             FnKind::SwitchPort => "switch downstream port",
             FnKind::Bridge => "bridge",
             FnKind::Device => "device",
+            FnKind::Platform => "platform function",
         }
     }
 }
@@ -193,11 +198,30 @@ impl LiveTree {
                 },
             };
         }
+        mark_platform(&funcs, &parent, &children, &mut kind);
         let names_v = funcs
             .iter()
-            .map(|f| match &f.name {
-                Some(n) => n.clone(),
-                None => names.describe(f.vendor, f.device),
+            .map(|f| {
+                let base = match &f.name {
+                    Some(n) => n.clone(),
+                    None => names.describe(f.vendor, f.device),
+                };
+                // As `lspci -vv` prints it on its Subsystem line: `Dell HBA330 Mini`. Generic
+                // subsystem names (`... Device`) add nothing.
+                let looked_up;
+                let sub = match f.subsystem_name.as_deref() {
+                    Some(n) => Some(n),
+                    None => {
+                        looked_up = subsystem_name(names, f);
+                        looked_up.as_deref()
+                    }
+                };
+                match sub {
+                    Some(sub) if !sub.ends_with(" Device") && sub != "Device" && sub != base => {
+                        format!("{base} ({sub})")
+                    }
+                    _ => base,
+                }
             })
             .collect();
         (
@@ -293,7 +317,7 @@ impl LiveTree {
                     part: Some(self.names[i].clone()),
                 },
                 FnKind::Bridge => NodeKind::Bridge,
-                FnKind::Device => NodeKind::Device {
+                FnKind::Device | FnKind::Platform => NodeKind::Device {
                     class: device_class(f.class),
                     part: Some(self.names[i].clone()),
                     perf: None,
@@ -351,6 +375,134 @@ impl LiveTree {
         Link::Pcie {
             rate: to_rate(cur),
             max: max.filter(|m| !m.is_down()).map(to_rate),
+        }
+    }
+}
+
+/// The subsystem's name as `lspci -vv` prints it (`Dell HBA330 Mini`): the subsystem
+/// vendor's name and the pci.ids subsystem entry of the device, when the source gave none.
+fn subsystem_name(names: &dyn PciNames, f: &PciFunction) -> Option<String> {
+    let (v, d) = (f.vendor?, f.device?);
+    let (sv, sd) = (f.subsystem_vendor?, f.subsystem_device?);
+    let sub = pci_ids::Device::from_vid_pid(v, d)?
+        .subsystems()
+        .find(|s| s.subvendor() == sv && s.subdevice() == sd)?;
+    let vendor = names.vendor(sv)?;
+    Some(format!("{vendor} {}", sub.name()))
+}
+
+/// Class codes (base class and subclass) that are always the CPU's or chipset's own: host
+/// bridges (0600, AMD data fabric and dummy host bridges), IOMMU (0806), generic system
+/// peripherals (0880, Intel uncore), performance counters (1101), non-essential
+/// instrumentation (1300, AMD dummy functions), encryption controllers (1080, AMD PSP/CCP),
+/// ISA/LPC bridges (0601), SMBus (0c05), other serial bus (0c80, SPI), memory (0580), MEI
+/// (0780), signal processing (1180), PIC/IOAPIC (0800).
+fn platform_class(class: Option<u32>) -> bool {
+    matches!(
+        class.map(|c| c >> 8),
+        Some(
+            0x0600
+                | 0x0601
+                | 0x0806
+                | 0x0880
+                | 0x0800
+                | 0x1101
+                | 0x1300
+                | 0x1080
+                | 0x0c05
+                | 0x0c80
+                | 0x0580
+                | 0x0780
+                | 0x1180
+                | 0xff00
+        )
+    )
+}
+
+/// Marks the platform functions, from class code, PCIe port type and position in the tree
+/// (never from names):
+/// * a platform class anywhere;
+/// * every non-bridge function directly on a root bus (root-complex integrated endpoints and
+///   chipset functions: they sit on no link a card could fill), except PCIe endpoints and
+///   NVMe drives (a partial capture can show those there);
+/// * every function of a device that has a platform-class function (AMD's internal ports
+///   carry a dummy function beside their USB and SATA controllers), and every endpoint below
+///   a root port whose sibling root ports (same device) lead to platform functions;
+/// * a legacy (non-Express) display controller behind a PCIe-to-PCI bridge, and that bridge:
+///   the BMC's video.
+fn mark_platform(
+    funcs: &[PciFunction],
+    parent: &[Option<usize>],
+    children: &[Vec<usize>],
+    kind: &mut [FnKind],
+) {
+    let n = funcs.len();
+    let is_port = |k: FnKind| k.is_port() || k == FnKind::Switch;
+    for i in 0..n {
+        let f = &funcs[i];
+        // Directly on a root bus: root-complex integrated endpoints and chipset functions,
+        // not a PCIe endpoint (a partial capture can show one there) nor an NVMe drive.
+        let on_root_bus = parent[i].is_none()
+            && kind[i] == FnKind::Device
+            && !matches!(
+                f.port_type,
+                Some(PortType::Endpoint | PortType::LegacyEndpoint)
+            )
+            && f.class.map(|c| c >> 8) != Some(0x0108);
+        // A host bridge that carries a root port capability (Intel's DMI port).
+        let host_bridge_port =
+            kind[i] == FnKind::RootPort && children[i].is_empty() && platform_class(f.class);
+        if (platform_class(f.class) && !is_port(kind[i])) || on_root_bus || host_bridge_port {
+            kind[i] = FnKind::Platform;
+        }
+    }
+    // Devices (bus:dev) holding a platform function: all their functions are the platform's.
+    let mut platform_devices = BTreeSet::new();
+    for i in 0..n {
+        if kind[i] == FnKind::Platform && parent[i].is_some() {
+            platform_devices.insert(funcs[i].bdf().device_key());
+        }
+    }
+    for i in 0..n {
+        if kind[i] == FnKind::Device && platform_devices.contains(&funcs[i].bdf().device_key()) {
+            kind[i] = FnKind::Platform;
+        }
+    }
+    // Internal root ports: a root port device (bus:dev) one of whose ports leads only to
+    // platform functions; its other ports' endpoints are the chipset's too (AMD FCH SATA).
+    let mut internal_port_devices = BTreeSet::new();
+    for i in 0..n {
+        if kind[i] == FnKind::RootPort
+            && !children[i].is_empty()
+            && children[i].iter().all(|&c| kind[c] == FnKind::Platform)
+        {
+            internal_port_devices.insert(funcs[i].bdf().device_key());
+        }
+    }
+    for i in 0..n {
+        if kind[i] == FnKind::Device
+            && let Some(p) = parent[i]
+            && kind[p] == FnKind::RootPort
+            && funcs[p].slot_number().is_none()
+            && internal_port_devices.contains(&funcs[p].bdf().device_key())
+        {
+            kind[i] = FnKind::Platform;
+        }
+    }
+    // The BMC's video: a display controller without a PCIe capability behind a
+    // PCIe-to-PCI bridge.
+    for i in 0..n {
+        let f = &funcs[i];
+        if kind[i] == FnKind::Device
+            && f.class.map(|c| c >> 16) == Some(0x03)
+            && f.port_type.is_none()
+            && let Some(p) = parent[i]
+            && funcs[p].port_type == Some(PortType::PcieToPci)
+        {
+            kind[i] = FnKind::Platform;
+            if children[p].iter().all(|&c| kind[c] == FnKind::Platform) {
+                kind[p] = FnKind::Platform;
+            }
         }
     }
 }

@@ -3,7 +3,7 @@
 
 use super::budget::Budget;
 use super::instantiate::Plan;
-use crate::finding::{Finding, Location};
+use crate::finding::{Finding, Location, Subject};
 use crate::topology::{DeviceClass, Link, NodeKind};
 
 /// Findings about a plan whose pieces each fit (see `instantiate` for per-piece findings).
@@ -165,6 +165,7 @@ pub fn check(plan: &Plan, budget: &Budget, file: Option<&str>) -> Vec<Finding> {
                         ),
                     )
                     .with_help(rule.source.clone().unwrap_or_default())
+                    .about(Subject::Slot { id: id.clone() })
                     .at(loc.clone()),
                 );
             }
@@ -200,6 +201,9 @@ pub fn check(plan: &Plan, budget: &Budget, file: Option<&str>) -> Vec<Finding> {
                     labels(&allowed),
                     rule.source.clone().unwrap_or_default()
                 ))
+                .about(Subject::Slots {
+                    ids: placed.iter().map(|(id, _, _)| id.clone()).collect(),
+                })
                 .at(over),
             );
         }
@@ -261,6 +265,9 @@ pub fn check(plan: &Plan, budget: &Budget, file: Option<&str>) -> Vec<Finding> {
             node: Some(t.describe_path(d)),
             ..at_file()
         });
+        if let Some(b) = bay {
+            f = f.about(Subject::Bay { number: b });
+        }
         if let Some(u) = upgrade {
             f = f.with_help(format!("fit {u} to run it at {}", max.generation));
         }

@@ -2,7 +2,7 @@
 //! Link training happens here: each PCIe link runs at the lowest generation of its ends and
 //! of every passive part between them (riser, cable, backplane), and at the narrower width.
 
-use crate::finding::{Finding, Location};
+use crate::finding::{Finding, Location, Subject};
 use crate::pcie::{Gen, LinkRate};
 use crate::platform::schema::*;
 use crate::platform::{Catalog, Part, Platform};
@@ -736,6 +736,7 @@ pub fn instantiate(platform: &Platform, catalog: &Catalog, req: &Request) -> (Pl
             if let Some((_, prev)) = &info.drive {
                 findings.push(
                     Finding::error("LP0112", format!("bay {n} already holds `{prev}`"))
+                        .about(Subject::Bay { number: n })
                         .at(bloc.clone()),
                 );
                 continue;
@@ -754,6 +755,7 @@ pub fn instantiate(platform: &Platform, catalog: &Catalog, req: &Request) -> (Pl
                         ),
                     )
                     .with_help(bay_interface_help(&bays, iface))
+                    .about(Subject::Bay { number: n })
                     .at(bloc.clone())
                     .at_node(format!("Bay {n}")),
                 );
@@ -765,6 +767,7 @@ pub fn instantiate(platform: &Platform, catalog: &Catalog, req: &Request) -> (Pl
                         "LP0106",
                         format!("bay {n} is 2.5\"; {} is a 3.5\" drive", part.def.name),
                     )
+                    .about(Subject::Bay { number: n })
                     .at(bloc.clone()),
                 );
                 continue;
@@ -798,6 +801,7 @@ pub fn instantiate(platform: &Platform, catalog: &Catalog, req: &Request) -> (Pl
                 findings.push(
                     Finding::error("LP0114", what)
                         .with_help(help)
+                        .about(Subject::Bay { number: n })
                         .at(bloc.clone()),
                 );
             }
@@ -967,6 +971,9 @@ fn check_card_fits(info: &SlotInfo, part: &Part, loc: &Location) -> Vec<Finding>
                 ),
             )
             .with_help(format!("it fits: {fits:?}"))
+            .about(Subject::Slot {
+                id: s.id.get_ref().clone(),
+            })
             .at(loc.clone()),
         );
         return out;
@@ -986,6 +993,9 @@ fn check_card_fits(info: &SlotInfo, part: &Part, loc: &Location) -> Vec<Finding>
                 ),
             )
             .with_help("use a slot with an x16 connector")
+            .about(Subject::Slot {
+                id: s.id.get_ref().clone(),
+            })
             .at(loc.clone()),
         );
     } else if part.width() > elec {
@@ -1002,6 +1012,9 @@ fn check_card_fits(info: &SlotInfo, part: &Part, loc: &Location) -> Vec<Finding>
                 ),
             )
             .with_help("an x16-wired slot gives it all its lanes")
+            .about(Subject::Slot {
+                id: s.id.get_ref().clone(),
+            })
             .at(loc.clone()),
         );
     }
@@ -1016,6 +1029,9 @@ fn check_card_fits(info: &SlotInfo, part: &Part, loc: &Location) -> Vec<Finding>
                     part.def.name, s.label
                 ),
             )
+            .about(Subject::Slot {
+                id: s.id.get_ref().clone(),
+            })
             .at(loc.clone()),
         );
     }
@@ -1030,6 +1046,9 @@ fn check_card_fits(info: &SlotInfo, part: &Part, loc: &Location) -> Vec<Finding>
                     part.def.name, s.label
                 ),
             )
+            .about(Subject::Slot {
+                id: s.id.get_ref().clone(),
+            })
             .at(loc.clone()),
         );
     }

@@ -163,11 +163,15 @@ impl Svg {
 }
 
 fn bay_class(b: &BayView) -> String {
+    let status = b.status.name().replace(' ', "-");
     let mut c = format!(
-        "bay status-{} iface-{}",
-        b.status.name().replace(' ', "-"),
+        "bay status-{status} iface-{}",
         b.interface.name().to_lowercase()
     );
+    // A host's verdict also as a bare class (`missing`, `downtrained`, `not-visible`).
+    if b.matched_by.is_some() && b.status != BayStatus::Ok {
+        let _ = write!(c, " {status}");
+    }
     match b.socket {
         Some(s) => {
             let _ = write!(c, " socket-{}", s + 1);
@@ -909,12 +913,21 @@ pub fn render(layout: &BayLayout) -> String {
         sub.insert(0, f.clone());
     }
     let problems = layout.problem_count();
-    sub.push(format!(
-        "{} bays, {} with a drive, {} with a problem",
-        layout.bays.len(),
-        layout.bays.iter().filter(|b| b.part.is_some()).count(),
-        problems
-    ));
+    match &layout.host {
+        Some(h) => sub.push(format!(
+            "{} bays, {} of {} planned found, {} with a problem",
+            layout.bays.len(),
+            h.found,
+            h.planned,
+            problems
+        )),
+        None => sub.push(format!(
+            "{} bays, {} with a drive, {} with a problem",
+            layout.bays.len(),
+            layout.bays.iter().filter(|b| b.part.is_some()).count(),
+            problems
+        )),
+    }
     svg.text(MARGIN, 48.0, 12.0, r##"fill="#555555""##, &sub.join(" · "));
 
     let mut y = 78.0;

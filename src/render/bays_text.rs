@@ -450,6 +450,47 @@ pub fn render(layout: &BayLayout, opts: &TextOptions) -> String {
 
     // Rear.
     out.push_str(&rear(layout, opts, &painter, dash));
+    if let Some(h) = &layout.host {
+        let _ = writeln!(out, "\nHost: {} of {} planned found", h.found, h.planned);
+        let matched: Vec<String> = layout
+            .bays
+            .iter()
+            .filter_map(|b| {
+                b.matched_by
+                    .filter(|m| *m != crate::against::MatchMethod::None)
+                    .map(|m| {
+                        format!(
+                            "bay {} by {}",
+                            b.number,
+                            match (m, b.slot_number) {
+                                (crate::against::MatchMethod::PhysicalSlot, Some(n)) =>
+                                    format!("physical slot {n}"),
+                                (crate::against::MatchMethod::PhysicalSlot, None) =>
+                                    "physical slot".to_string(),
+                                (crate::against::MatchMethod::AddressOrder, _) =>
+                                    "address order".to_string(),
+                                _ => "device class".to_string(),
+                            }
+                        )
+                    })
+            })
+            .collect();
+        if !matched.is_empty() {
+            let _ = writeln!(out, "  matched: {}", matched.join(", "));
+        }
+        if !h.unplaced.is_empty() {
+            let _ = writeln!(out, "  NVMe drives in no bay ({}):", h.unplaced.len());
+            for d in &h.unplaced {
+                let _ = writeln!(
+                    out,
+                    "    {} {}: {}",
+                    d.bdf.as_deref().unwrap_or("?"),
+                    d.model.as_deref().unwrap_or("NVMe drive"),
+                    d.reason
+                );
+            }
+        }
+    }
     if !layout.notes.is_empty() {
         let _ = writeln!(out, "\nOther findings:");
         for n in &layout.notes {
