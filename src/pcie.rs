@@ -251,7 +251,10 @@ impl TlpParams {
     /// Checks every value against what the spec allows.
     pub fn validate(&self) -> Result<(), String> {
         if !valid_mps(self.mps) {
-            return Err(format!("MPS must be one of {MPS_VALUES:?}, got {}", self.mps));
+            return Err(format!(
+                "MPS must be one of {MPS_VALUES:?}, got {}",
+                self.mps
+            ));
         }
         if !valid_mps(self.mrrs) {
             return Err(format!(
@@ -408,9 +411,7 @@ impl LinkRate {
         let line = self.generation.gts() * f64::from(self.width) / 8.0;
         match g {
             1 | 2 => line * 0.8 * (1.0 - SKIP_BYTES / SKIP_INTERVAL),
-            3..=5 => {
-                line * (128.0 / 130.0) * (SKIP_BLOCK_INTERVAL / (SKIP_BLOCK_INTERVAL + 1.0))
-            }
+            3..=5 => line * (128.0 / 130.0) * (SKIP_BLOCK_INTERVAL / (SKIP_BLOCK_INTERVAL + 1.0)),
             _ => line * FLIT_TLP_BYTES / FLIT_BYTES,
         }
     }

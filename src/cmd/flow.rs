@@ -30,7 +30,8 @@ pub struct FlowOpts {
         value_name = "direction-aware|tlp-level|header-only"
     )]
     pub model: Model,
-    /// Max Payload Size in bytes (128-4096).
+    /// Max Payload Size in bytes (128-4096); a lower MPS on a link (from the platform file or
+    /// the host), or on any link above it, governs that link.
     #[arg(long, default_value_t = pcie::DEFAULT_MPS, value_name = "BYTES")]
     pub mps: u16,
     /// Max Read Request Size in bytes (128-4096): a device's writes fetch data in requests of
@@ -45,7 +46,11 @@ pub struct FlowOpts {
     #[arg(long, default_value_t = pcie::DEFAULT_COMPLETION, value_name = "BYTES")]
     pub completion: u16,
     /// Which devices offer traffic: `drives`, `nvme` or `all` (NICs, GPUs, boot cards too).
-    #[arg(long = "devices", default_value = "drives", value_name = "drives|nvme|all")]
+    #[arg(
+        long = "devices",
+        default_value = "drives",
+        value_name = "drives|nvme|all"
+    )]
     pub scope: Scope,
 }
 

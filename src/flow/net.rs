@@ -12,7 +12,7 @@
 //! of its own, counted at the drive below.
 
 use super::{Dir, Memory, Options, Scope, Workload};
-use crate::pcie::{LinkRate, serial_lane_gbs};
+use crate::pcie::{LinkRate, TlpParams, serial_lane_gbs};
 use crate::topology::{DeviceClass, Link, NodeKind, Perf, Topology};
 use foldhash::{HashMap, HashMapExt};
 use petgraph::Direction;
@@ -224,6 +224,20 @@ impl Net {
             }
         }
 
+        // The MPS that governs each node's link: the smallest along the path from the socket
+        // down to it (a TLP crosses every link between the device and memory), and at most
+        // `opts.tlp.mps`.
+        let mut path_mps = vec![opts.tlp.mps; t.graph.node_bound()];
+        for &ix in &order {
+            if let Some((p, e)) = t.parent_edge(ix) {
+                let mut m = path_mps[p.index()];
+                if let Link::Pcie { rate, .. } = &t.graph[e] {
+                    m = m.min(rate.mps);
+                }
+                path_mps[ix.index()] = m;
+            }
+        }
+
         let mut net = Net {
             targets: targets.clone(),
             ..Default::default()
@@ -255,8 +269,9 @@ impl Net {
             let (read_gbs, write_gbs) = demand(&perf, opts.workload);
             let up = t.parent_edge(d);
             let own_link = up.and_then(|(_, e)| {
-                *edge_el[e.index()]
-                    .get_or_insert_with(|| edge_element(t, e, opts, hints, &mut net.elements))
+                *edge_el[e.index()].get_or_insert_with(|| {
+                    edge_element(t, e, opts, &path_mps, hints, &mut net.elements)
+                })
             });
             // The ancestors not yet memoized, nearest first.
             let mut chain = Vec::new();
@@ -275,7 +290,7 @@ impl Net {
                 let mut v = node_elements(t, c, &mut net.elements);
                 if let Some((_, e)) = t.parent_edge(c)
                     && let Some(el) = *edge_el[e.index()].get_or_insert_with(|| {
-                        edge_element(t, e, opts, hints, &mut net.elements)
+                        edge_element(t, e, opts, &path_mps, hints, &mut net.elements)
                     })
                 {
                     v.push(el);
@@ -499,6 +514,7 @@ fn edge_element(
     t: &Topology,
     e: EdgeIndex,
     opts: &Options,
+    path_mps: &[u16],
     hints: &Hints,
     els: &mut Vec<Element>,
 ) -> Option<usize> {
@@ -528,6 +544,10 @@ fn edge_element(
             }
         }
         Link::Pcie { rate, max } => {
+            let tlp = TlpParams {
+                mps: path_mps[child.index()],
+                ..opts.tlp
+            };
             let switch = is_switch_uplink(t, child);
             let bifurcated = matches!(
                 child_node.kind,
@@ -560,8 +580,8 @@ fn edge_element(
                     ElementKind::Link
                 },
                 label: format!("{name} {}", rate.short()),
-                read_gbs: Some(rate.payload_gbs(opts.model, &opts.tlp, true)),
-                write_gbs: Some(rate.payload_gbs(opts.model, &opts.tlp, false)),
+                read_gbs: Some(rate.payload_gbs(opts.model, &tlp, true)),
+                write_gbs: Some(rate.payload_gbs(opts.model, &tlp, false)),
                 passive,
                 downtrained: down.map(|m| downtrain(t, child, rate, &m, hints)),
                 edge: Some(e),
