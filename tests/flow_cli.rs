@@ -128,7 +128,10 @@ fn dot_has_clusters_labels_and_stable_output() {
         "\"die0.b/bp-switch-a\" -> \"bp-switch-a\" [label=\"Gen3 x16 · 14.37 GB/s\", color=\"#c62828\""
     ));
     // Each drive shows its ceiling and its expected figure.
-    assert!(s.contains("ceiling 3.59 / 3.58 GB/s r/w\\nexpected 3.30 / 3.00"), "{s}");
+    assert!(
+        s.contains("ceiling 3.59 / 3.58 GB/s r/w\\nexpected 3.30 / 3.00"),
+        "{s}"
+    );
     // A platform with an option works too.
     laneplan()
         .args(["dot", "r740xd", "--option", "front=24nvme"])
@@ -231,7 +234,9 @@ fn check_prints_the_bottleneck_table_and_json_has_bandwidth() {
         ])
         .assert()
         .success()
-        .stdout(predicate::str::contains("TLP-level (Neugebauer et al. 2018"))
+        .stdout(predicate::str::contains(
+            "TLP-level (Neugebauer et al. 2018",
+        ))
         .stdout(predicate::str::contains(
             "read: ceiling 39.87 GB/s, expected 39.87 GB/s",
         ));
