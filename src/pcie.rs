@@ -265,7 +265,7 @@ impl TlpParams {
         if self.rcb != 64 && self.rcb != 128 {
             return Err(format!("RCB must be 64 or 128, got {}", self.rcb));
         }
-        if self.completion == 0 || self.completion % 64 != 0 {
+        if self.completion == 0 || !self.completion.is_multiple_of(64) {
             return Err(format!(
                 "completion size must be a multiple of 64, got {}",
                 self.completion
