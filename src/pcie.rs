@@ -164,21 +164,138 @@ pub fn serial_lane_gbs(gbps: f64) -> f64 {
 pub enum Model {
     /// `MPS / (MPS + 24)`, no link-layer traffic.
     HeaderOnly,
-    /// TLP-level model after Neugebauer et al., SIGCOMM 2018.
-    #[default]
+    /// TLP-level model after Neugebauer et al., SIGCOMM 2018, as this crate implemented it
+    /// first: both DLLP streams charged to the direction that carries the data, 64 B
+    /// completions.
     TlpLevel,
+    /// The default: each direction carries its own TLPs (payload, header, framing, LCRC),
+    /// SKIP ordered sets, and only the ACK/UpdateFC DLLPs for the TLPs flowing the other way
+    /// (see [`TlpParams`] and docs/bandwidth.md).
+    #[default]
+    DirectionAware,
 }
 
 impl Model {
+    pub const ALL: [Model; 3] = [Model::DirectionAware, Model::TlpLevel, Model::HeaderOnly];
+
+    /// The name `--link-model` takes and JSON prints.
+    pub fn name(self) -> &'static str {
+        match self {
+            Model::HeaderOnly => "header-only",
+            Model::TlpLevel => "tlp-level",
+            Model::DirectionAware => "direction-aware",
+        }
+    }
+
     pub fn describe(self) -> &'static str {
         match self {
-            Model::HeaderOnly => "header-only (MPS/(MPS+24))",
+            Model::HeaderOnly => "header-only (MPS/(MPS+24), Intel AN 456 style)",
             Model::TlpLevel => {
                 "TLP-level (Neugebauer et al. 2018: ACK/FC DLLPs, SKIPs, 24 B MWr, 20 B CplD at RCB 64)"
+            }
+            Model::DirectionAware => {
+                "direction-aware (PCIe base spec framing: each direction its own TLPs + SKIPs + the DLLPs for the reverse stream)"
             }
         }
     }
 }
+
+impl std::str::FromStr for Model {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "direction-aware" | "direction" => Ok(Model::DirectionAware),
+            "tlp-level" | "tlp" => Ok(Model::TlpLevel),
+            "header-only" | "header" => Ok(Model::HeaderOnly),
+            _ => Err(format!(
+                "expected `direction-aware`, `tlp-level` or `header-only`, got `{s}`"
+            )),
+        }
+    }
+}
+
+/// Transaction-layer parameters of the direction-aware model: Max Payload Size, Max Read
+/// Request Size, the Read Completion Boundary and the completion size the root complex
+/// returns, and whether TLPs carry an ECRC digest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct TlpParams {
+    pub mps: u16,
+    pub mrrs: u16,
+    pub rcb: u16,
+    /// Payload of each completion to a device's read request, before the bounds
+    /// ([`TlpParams::completion_bytes`] applies MPS, MRRS and RCB).
+    pub completion: u16,
+    pub ecrc: bool,
+}
+
+impl Default for TlpParams {
+    fn default() -> Self {
+        TlpParams {
+            mps: DEFAULT_MPS,
+            mrrs: DEFAULT_MRRS,
+            rcb: DEFAULT_RCB,
+            completion: DEFAULT_COMPLETION,
+            ecrc: false,
+        }
+    }
+}
+
+impl TlpParams {
+    /// The completion payload in use: at most MPS and MRRS, a multiple of RCB, at least RCB.
+    pub fn completion_bytes(&self) -> u16 {
+        let c = self.completion.min(self.mps).min(self.mrrs);
+        let rcb = self.rcb.max(1);
+        ((c / rcb) * rcb).max(rcb)
+    }
+
+    /// Checks every value against what the spec allows.
+    pub fn validate(&self) -> Result<(), String> {
+        if !valid_mps(self.mps) {
+            return Err(format!(
+                "MPS must be one of {MPS_VALUES:?}, got {}",
+                self.mps
+            ));
+        }
+        if !valid_mps(self.mrrs) {
+            return Err(format!(
+                "MRRS must be one of {MPS_VALUES:?}, got {}",
+                self.mrrs
+            ));
+        }
+        if self.rcb != 64 && self.rcb != 128 {
+            return Err(format!("RCB must be 64 or 128, got {}", self.rcb));
+        }
+        if self.completion == 0 || !self.completion.is_multiple_of(64) {
+            return Err(format!(
+                "completion size must be a multiple of 64, got {}",
+                self.completion
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Default Max Read Request Size (Linux's default, and what `lspci` shows on most servers).
+pub const DEFAULT_MRRS: u16 = 512;
+/// Default completion payload: MPS. A ceiling must bound every measurement, so it takes
+/// the largest completion the spec lets a root complex return (MPS-sized, RCB-aligned);
+/// a root complex that splits at RCB 64 is modelled with `completion = 64`.
+pub const DEFAULT_COMPLETION: u16 = 256;
+/// Per-TLP framing, Gen1/2: STP (1) + sequence number (2) + LCRC (4) + END (1) = 8 B; Gen3-5:
+/// STP token (4, carrying the sequence number) + LCRC (4) = 8 B.
+pub const TLP_FRAMING: f64 = 8.0;
+/// Header of a 64-bit memory write or read request (4 DW) and of a completion (3 DW).
+pub const MEM64_HEADER: f64 = 16.0;
+pub const CPL_HEADER: f64 = 12.0;
+/// Optional end-to-end CRC digest.
+pub const ECRC_BYTES: f64 = 4.0;
+/// Gen3-5 SKP ordered sets: one 130-bit block per lane after at most 375 data blocks
+/// (base spec 4.2.7.3: every 370 to 375 blocks; the ceiling takes the rarest).
+pub const SKIP_BLOCK_INTERVAL: f64 = 375.0;
+/// Gen6 FLIT mode: 236 of every 256 bytes carry TLPs (6 B DLP carry the DLLPs, 8 B CRC,
+/// 6 B FEC); per-TLP framing and LCRC are gone, the header stays.
+pub const FLIT_TLP_BYTES: f64 = 236.0;
+pub const FLIT_BYTES: f64 = 256.0;
 
 /// Recommended bytes between ACK DLLPs, and between UpdateFC DLLPs (PCIe base spec
 /// tables 3-7..3-9 and 2-46..2-48; identical for Gen3 and later, so Gen3 values serve Gen4-6).
@@ -247,12 +364,16 @@ impl LinkRate {
         match model {
             Model::HeaderOnly => self.raw_gbs() * mps / (mps + MWR64_OVERHEAD),
             Model::TlpLevel => self.tlp_gbs() * mps / (mps + MWR64_OVERHEAD),
+            Model::DirectionAware => self.direction_aware_to_host(&TlpParams {
+                mps: self.mps,
+                ..TlpParams::default()
+            }),
         }
     }
 
     /// Payload bandwidth host -> device: the device reads host memory, and the data comes
-    /// back as completions of at most the read completion boundary (64 B). What a drive's
-    /// writes and a NIC's transmits use.
+    /// back as completions (TLP-level: of the read completion boundary, 64 B; direction-aware:
+    /// of [`TlpParams::completion_bytes`]). What a drive's writes and a NIC's transmits use.
     pub fn to_device_gbs(&self, model: Model) -> f64 {
         match model {
             Model::HeaderOnly => {
@@ -263,7 +384,80 @@ impl LinkRate {
                 let chunk = f64::from(DEFAULT_RCB.min(self.mps));
                 self.tlp_gbs() * chunk / (chunk + CPLD_OVERHEAD)
             }
+            Model::DirectionAware => self.direction_aware_to_device(&TlpParams {
+                mps: self.mps,
+                ..TlpParams::default()
+            }),
         }
+    }
+
+    /// Payload bandwidth under `model` with explicit transaction-layer parameters, device
+    /// to host (`to_host`) or host to device. The header-only and TLP-level models read only
+    /// `params.mps`.
+    pub fn payload_gbs(&self, model: Model, params: &TlpParams, to_host: bool) -> f64 {
+        let l = self.with_mps(params.mps);
+        match (model, to_host) {
+            (Model::DirectionAware, true) => l.direction_aware_to_host(params),
+            (Model::DirectionAware, false) => l.direction_aware_to_device(params),
+            (m, true) => l.to_host_gbs(m),
+            (m, false) => l.to_device_gbs(m),
+        }
+    }
+
+    /// Line bandwidth per direction left after SKIP ordered sets, GB/s (Gen6: after the
+    /// FLIT's DLP, CRC and FEC bytes).
+    pub fn after_skip_gbs(&self) -> f64 {
+        let g = self.generation.number();
+        let line = self.generation.gts() * f64::from(self.width) / 8.0;
+        match g {
+            1 | 2 => line * 0.8 * (1.0 - SKIP_BYTES / SKIP_INTERVAL),
+            3..=5 => line * (128.0 / 130.0) * (SKIP_BLOCK_INTERVAL / (SKIP_BLOCK_INTERVAL + 1.0)),
+            _ => line * FLIT_TLP_BYTES / FLIT_BYTES,
+        }
+    }
+
+    fn tlp_extra(&self, header: f64, params: &TlpParams) -> f64 {
+        let ecrc = if params.ecrc { ECRC_BYTES } else { 0.0 };
+        if self.generation.number() >= 6 {
+            header + ecrc
+        } else {
+            TLP_FRAMING + header + ecrc
+        }
+    }
+
+    /// Bytes of link time between ACK (and between UpdateFC) DLLPs at most: the spec's
+    /// AckNak latency limit in symbol times, each symbol time carrying `width` bytes.
+    fn ack_interval_bytes(&self, mps: u16) -> f64 {
+        dllp_interval(self.generation, self.width, mps) * f64::from(self.width)
+    }
+
+    /// Device to host, direction-aware: the drive's read data travels upstream as posted
+    /// 64-bit memory writes of MPS bytes. The upstream direction carries those TLPs and SKIP
+    /// ordered sets; the ACK and UpdateFC DLLPs for them travel downstream, and the
+    /// downstream TLPs of a read stream (doorbells, command fetch completions) are too few to
+    /// need DLLPs worth counting (< 0.2 % at 64 KiB per command), so none ride upstream.
+    fn direction_aware_to_host(&self, params: &TlpParams) -> f64 {
+        let mps = f64::from(self.mps);
+        self.after_skip_gbs() * mps / (mps + self.tlp_extra(MEM64_HEADER, params))
+    }
+
+    /// Host to device, direction-aware: the device sends memory read requests of MRRS
+    /// bytes upstream; the data comes back downstream as completions of
+    /// [`TlpParams::completion_bytes`]. The downstream direction carries those completions,
+    /// SKIP ordered sets, and one ACK and one UpdateFC DLLP (8 B each) per read request
+    /// received upstream, coalesced up to the spec's AckNak latency limit.
+    fn direction_aware_to_device(&self, params: &TlpParams) -> f64 {
+        let c = f64::from(params.completion_bytes());
+        let mrrs = f64::from(params.mrrs);
+        let per_request = (mrrs / c).ceil() * (c + self.tlp_extra(CPL_HEADER, params));
+        let dllps = if self.generation.number() >= 6 {
+            // FLIT mode carries DLLPs in each FLIT's DLP bytes.
+            0.0
+        } else {
+            let t = self.ack_interval_bytes(self.mps);
+            2.0 * DLLP_BYTES * per_request.min(t) / t
+        };
+        self.after_skip_gbs() * mrrs / (per_request + dllps)
     }
 
     /// `8.0 GT/s x4` as sysfs and users write it.

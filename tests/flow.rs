@@ -43,65 +43,81 @@ fn twelve_behind_uplink() -> TreeSpec {
 #[test]
 fn twelve_drives_share_one_gen3_x16_uplink() {
     let (r, found) = analyze(&twelve_behind_uplink(), Options::default());
-    // Gen3 x16, TLP-level, to host: raw 15.7538; ACK+FC 16/168 + SKIP 4/1538 = 0.097840;
-    // 14.2125 * 256/280 = 12.9943 GB/s. Each drive: 12.9943 / 12 = 1.08286.
+    // Gen3 x16, direction-aware, to host: 16 x 8 / 8 = 16 GB/s line; 128/130 and SKIP 375/376:
+    // 15.711948; MWr 256/280: 14.365209 GB/s. Each drive: 14.365209 / 12 = 1.197101.
     assert!(
-        close(r.read.max_flow_gbs, 12.9943, 0.001),
+        close(r.read.max_flow_gbs, 14.365209, 0.00001),
         "{}",
         r.read.max_flow_gbs
     );
-    assert!(close(r.read.fair_gbs, 12.9943, 0.001));
+    assert!(close(r.read.fair_gbs, 14.365209, 0.00001));
+    // Ceiling: each drive offers its own link's 3.591302; the uplink still caps the sum.
+    assert!(close(r.read.ceiling_gbs, 14.365209, 0.00001));
+    assert!(close(r.read.expected_gbs, r.read.max_flow_gbs, 1e-12));
     for d in &r.devices {
-        assert!(close(d.read.share_gbs, 12.9943 / 12.0, 0.0005));
+        assert!(close(d.read.share_gbs, 14.365209 / 12.0, 0.00001));
         assert_eq!(d.read.share_limited_by.kind, "switch-uplink");
-        // Alone, each drive gets its spec: its own x4 link trains at its maximum.
+        // Alone, each drive gets its spec: 3.5 is below its Gen3 x4 link's 3.591302,
+        // which is its ceiling.
         assert!(close(d.read.alone_gbs, 3.5, 1e-9));
         assert!(d.read.capped_by.is_device());
+        assert!(close(d.read.ceiling_gbs, 3.591302, 0.000001));
+        assert_eq!(d.read.ceiling_by.kind, "link");
     }
-    // Host to device: completions of 64 B: 14.2125 * 64/84 = 10.8286 GB/s, 0.90238 each.
+    // Host to device: per 512 B request 2 x (256 + 20) = 552 B, ACK + UpdateFC 16 x 552/2688
+    // (168 symbol times x 16 lanes): 15.711948 x 512/555.2857 = 14.487168 GB/s.
     assert!(
-        close(r.write.max_flow_gbs, 10.8286, 0.001),
+        close(r.write.max_flow_gbs, 14.487168, 0.00001),
         "{}",
         r.write.max_flow_gbs
     );
-    assert!(close(r.devices[0].write.share_gbs, 10.8286 / 12.0, 0.0005));
-    // The uplink: demand 42 GB/s over 12.9943 = 3.232:1; 42 - 12.9943 = 29.0057 GB/s lost.
+    assert!(close(
+        r.devices[0].write.share_gbs,
+        14.487168 / 12.0,
+        0.00001
+    ));
+    // The uplink: demand 42 GB/s over 14.365209 = 2.924:1; 27.634791 GB/s lost.
     let up = r
         .elements
         .iter()
         .find(|e| e.element.kind == flow::net::ElementKind::SwitchUplink)
         .unwrap();
-    assert!(close(up.read.ratio.unwrap(), 42.0 / 12.9943, 0.001));
-    assert!(close(up.read.lost_gbs, 42.0 - 12.9943, 0.001));
+    assert!(close(up.read.ratio.unwrap(), 42.0 / 14.365209, 0.00001));
+    assert!(close(up.read.lost_gbs, 42.0 - 14.365209, 0.00001));
+    assert_eq!(up.read.ceiling_gbs, up.read.capacity_gbs);
     assert!(up.read.saturated && up.write.saturated);
     assert!(found.iter().any(|f| f.code == "LP0201"));
 }
 
 #[test]
 fn a_gen4_drive_on_a_gen3_path_gets_the_gen3_x4_figure() {
-    // A Gen4 drive (6.5 / 6.5) trained at Gen3 x4: 3.32217 to host, 2.76857 to device.
+    // A Gen4 drive (6.5 / 6.5) trained at Gen3 x4: 3.591302 to host, 3.576500 to device
+    // (direction-aware; docs/bandwidth.md works both out by hand).
     let spec = TreeSpec {
         fabric_gbs: 20.8,
         items: vec![item(0, false, 3, 4, 4, 6.5, 6.5)],
     };
     let (r, found) = analyze(&spec, Options::default());
     let d = &r.devices[0];
-    assert!(close(d.read.alone_gbs, 3.32217, 0.0005));
-    assert!(close(d.write.alone_gbs, 2.76857, 0.0005));
+    assert!(close(d.read.alone_gbs, 3.591302, 0.000001));
+    assert!(close(d.write.alone_gbs, 3.576500, 0.000001));
     assert_eq!(d.read.capped_by.kind, "link");
     assert!(d.read.capped_by.label.contains("(max Gen4 x4)"));
-    // Writes cost more than reads on the same link.
-    assert!(d.write.alone_gbs < d.read.alone_gbs);
+    // The link sets both figures.
+    assert!(close(d.read.ceiling_gbs, d.read.alone_gbs, 1e-12));
     let f = found.iter().find(|f| f.code == "LP0202").expect("LP0202");
-    // 6.5 - 3.32217 = 3.17783 lost.
-    assert!(f.message.contains("3.18 GB/s lost"), "{}", f.message);
-    // Same drive at Gen4: its own link at its maximum, the spec is the ceiling.
+    // 6.5 - 3.591302 = 2.908698 lost.
+    assert!(f.message.contains("2.91 GB/s lost"), "{}", f.message);
+    // Same drive at Gen4: its Gen4 x4 link carries 7.182605, above the spec: the drive is
+    // the limit, the link the ceiling.
     let spec = TreeSpec {
         fabric_gbs: 20.8,
         items: vec![item(0, false, 4, 4, 4, 6.5, 6.5)],
     };
     let (r, _) = analyze(&spec, Options::default());
     assert!(close(r.devices[0].read.alone_gbs, 6.5, 1e-9));
+    assert!(close(r.devices[0].read.ceiling_gbs, 7.182605, 0.000001));
+    assert!(r.devices[0].read.capped_by.is_device());
 }
 
 #[test]
@@ -172,8 +188,8 @@ fn small_block_workload_uses_iops_times_4k() {
     // Synthetic drives: 1,000,000 x 4096 B = 4.096 GB/s read, 300,000 x 4096 = 1.2288 write.
     assert!(close(r.devices[0].read.spec_gbs, 4.096, 1e-9));
     assert!(close(r.devices[0].write.spec_gbs, 1.2288, 1e-9));
-    // Writes: 12 x 1.2288 = 14.7456 > 10.8286 uplink: still capped.
-    assert!(close(r.write.max_flow_gbs, 10.8286, 0.001));
+    // Writes: 12 x 1.2288 = 14.7456 > 14.487168 uplink: still capped.
+    assert!(close(r.write.max_flow_gbs, 14.487168, 0.00001));
 }
 
 // ------------------------------------------------------------------ the reviewed builds
@@ -198,20 +214,39 @@ fn r740xd_micron_9300s_are_limited_by_the_drives() {
         .collect();
     assert_eq!(nvme.len(), 12);
     for d in &nvme {
-        // The rule: a spec is measured through the drive's own Gen3 x4 link, which trains at
-        // its maximum, so the drive (3.5 GB/s), not the link (3.32 TLP-level), is the limit.
+        // The drive (3.5 GB/s) is the limit, below its Gen3 x4 link's ceiling: 3.591302 to
+        // host, 3.576500 to device (direction-aware, MPS 256).
         assert!(d.read.capped_by.is_device(), "{:?}", d.read.capped_by);
         assert!(d.write.capped_by.is_device());
         assert!(close(d.read.alone_gbs, 3.5, 1e-9));
         assert!(close(d.read.share_gbs, 3.5, 1e-9));
+        assert!(close(d.read.ceiling_gbs, 3.591302, 0.000001));
+        assert!(close(d.write.ceiling_gbs, 3.576500, 0.000001));
+        assert_eq!(d.read.ceiling_by.kind, "link");
     }
-    // The gap between spec and model is reported, as a note.
+    // No spec above its link any more for the Micron drives; the SAS SSDs' 2.1 GB/s (a
+    // dual-port figure) is above their 12 Gb/s lane.
     assert!(
-        report
+        !report
             .findings
             .iter()
             .any(|x| x.code == "LP0204" && x.message.contains("Micron 9300"))
     );
+    assert!(
+        report
+            .findings
+            .iter()
+            .any(|x| x.code == "LP0204" && x.message.contains("Toshiba"))
+    );
+    // Ceilings, all at once: CPU1 4 x 3.591302 + the H740P's Gen3 x8 link 7.182605 (below
+    // its 9.6 GB/s SAS side; its 6.8 GB/s spec is not a ceiling) = 21.547813; CPU2
+    // 8 x 3.591302 = 28.730418; 50.278231 in all.
+    assert!(
+        close(f.read.ceiling_gbs, 50.278231, 0.00001),
+        "{}",
+        f.read.ceiling_gbs
+    );
+    assert!(close(f.read.expected_gbs, 48.8, 1e-4));
     // 12 SAS SSDs: each 2.1 GB/s read on a 1.2 GB/s SAS lane; together 14.4 over the
     // controller's 8 x 1.2 = 9.6 GB/s SAS side and its 6.8 GB/s spec: the controller caps.
     // Read all at once: CPU1 4 x 3.5 + 6.8 = 20.8; CPU2 8 x 3.5 = 28; 48.8 in all.
@@ -239,11 +274,12 @@ fn r7415_switched_is_capped_by_the_two_switch_uplinks() {
     for d in &f.devices {
         assert_eq!(d.read.share_limited_by.kind, "switch-uplink");
         assert!(d.read.share_limited_by.label.contains("PCIe switch"));
-        assert!(close(d.read.share_gbs, 12.9943 / 12.0, 0.0005));
+        assert!(close(d.read.share_gbs, 14.365209 / 12.0, 0.00001));
     }
-    // Two Gen3 x16 uplinks: 2 x 12.9943 read, 2 x 10.8286 write.
-    assert!(close(f.read.max_flow_gbs, 2.0 * 12.9943, 0.002));
-    assert!(close(f.write.max_flow_gbs, 2.0 * 10.8286, 0.002));
+    // Two Gen3 x16 uplinks: 2 x 14.365209 read, 2 x 14.487168 write.
+    assert!(close(f.read.max_flow_gbs, 2.0 * 14.365209, 0.00002));
+    assert!(close(f.write.max_flow_gbs, 2.0 * 14.487168, 0.00002));
+    assert!(close(f.read.ceiling_gbs, 2.0 * 14.365209, 0.00002));
     let lp0201: Vec<_> = report
         .findings
         .iter()
@@ -252,9 +288,9 @@ fn r7415_switched_is_capped_by_the_two_switch_uplinks() {
     assert_eq!(lp0201.len(), 2);
     assert!(lp0201[0].message.contains("PCIe switch A"));
     assert!(lp0201[1].message.contains("PCIe switch B"));
-    // 12 x 3.3 = 39.6 GB/s of demand over 12.9943: 3.05:1.
+    // 12 x 3.3 = 39.6 GB/s of demand over 14.365209: 2.76:1.
     assert!(
-        lp0201[0].message.contains("3.05:1"),
+        lp0201[0].message.contains("2.76:1"),
         "{}",
         lp0201[0].message
     );
@@ -279,7 +315,7 @@ fn r6525_gen3_backplane_names_the_backplane_and_the_kit() {
                 .unwrap()
                 .contains("Gen4 backplane and cable kit")
         );
-        assert!(close(d.read.alone_gbs, 3.32217, 0.0005));
+        assert!(close(d.read.alone_gbs, 3.591302, 0.000001));
     }
     let lp = report.findings.iter().find(|x| x.code == "LP0202").unwrap();
     assert!(lp.message.contains("bays 0-3"));

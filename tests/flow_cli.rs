@@ -60,7 +60,7 @@ fn dot_snapshots() {
         let (r, f) = flow_of(name);
         insta::assert_snapshot!(
             format!("dot-{}", name.trim_end_matches(".toml")),
-            render::dot::dot(&r.plan.topology, Some(&f), Model::TlpLevel)
+            render::dot::dot(&r.plan.topology, Some(&f), Model::DirectionAware)
         );
     }
 }
@@ -123,10 +123,15 @@ fn dot_has_clusters_labels_and_stable_output() {
     let s = String::from_utf8(a.stdout).unwrap();
     assert!(s.contains("subgraph \"cluster_cpu1\""));
     assert!(s.contains("subgraph \"cluster_bp-switch-a\""));
-    // The uplink: Gen3 x16 at the TLP-level to-host figure, saturated (red).
+    // The uplink: Gen3 x16 at the direction-aware to-host ceiling, saturated (red).
     assert!(s.contains(
-        "\"die0.b/bp-switch-a\" -> \"bp-switch-a\" [label=\"Gen3 x16 · 12.99 GB/s\", color=\"#c62828\""
+        "\"die0.b/bp-switch-a\" -> \"bp-switch-a\" [label=\"Gen3 x16 · 14.37 GB/s\", color=\"#c62828\""
     ));
+    // Each drive shows its ceiling and its expected figure.
+    assert!(
+        s.contains("ceiling 3.59 / 3.58 GB/s r/w\\nexpected 3.30 / 3.00"),
+        "{s}"
+    );
     // A platform with an option works too.
     laneplan()
         .args(["dot", "r740xd", "--option", "front=24nvme"])
@@ -148,11 +153,21 @@ fn flow_command_json_carries_every_number() {
     assert!(out.status.success());
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let bw = &v["bandwidth"];
-    assert_eq!(bw["model"], "tlp-level");
+    assert_eq!(bw["model"], "direction-aware");
+    assert_eq!(bw["tlp"]["mps"], 256);
+    assert_eq!(bw["tlp"]["mrrs"], 512);
     assert_eq!(bw["memory"], "local");
     assert_eq!(bw["workload"], "seq");
+    // Two Gen3 x16 uplinks at 14.365209 GB/s each: the ceiling and the expected figure.
     let mf = bw["read"]["max_flow_gbs"].as_f64().unwrap();
-    assert!((mf - 2.0 * 12.9943).abs() < 0.002, "{mf}");
+    assert!((mf - 2.0 * 14.365209).abs() < 0.00002, "{mf}");
+    assert_eq!(bw["read"]["expected_gbs"], bw["read"]["max_flow_gbs"]);
+    let c = bw["read"]["ceiling_gbs"].as_f64().unwrap();
+    assert!((c - 2.0 * 14.365209).abs() < 0.00002, "{c}");
+    let d0 = &bw["devices"][0]["read"];
+    assert!((d0["ceiling_gbs"].as_f64().unwrap() - 3.591302).abs() < 0.000001);
+    assert_eq!(d0["ceiling_by"]["kind"], "link");
+    assert_eq!(d0["capped_by"]["kind"], "device");
     assert_eq!(bw["devices"].as_array().unwrap().len(), 24);
     assert_eq!(
         bw["devices"][0]["read"]["share_limited_by"]["kind"],
@@ -164,7 +179,8 @@ fn flow_command_json_carries_every_number() {
         .iter()
         .find(|e| e["kind"] == "switch-uplink")
         .unwrap();
-    assert!((up["read"]["capacity_gbs"].as_f64().unwrap() - 12.9943).abs() < 0.001);
+    assert!((up["read"]["capacity_gbs"].as_f64().unwrap() - 14.365209).abs() < 0.000001);
+    assert_eq!(up["read"]["ceiling_gbs"], up["read"]["capacity_gbs"]);
     assert_eq!(up["read"]["saturated"], true);
     assert!(
         v["findings"]
@@ -185,11 +201,56 @@ fn check_prints_the_bottleneck_table_and_json_has_bandwidth() {
         ])
         .assert()
         .success()
-        .stdout(predicate::str::contains("capped by (alone)"))
-        .stdout(predicate::str::contains("the device itself (its spec)"))
+        .stdout(predicate::str::contains("limit (alone)"))
         .stdout(predicate::str::contains(
-            "All drives at once, read: 48.80 GB/s",
+            "the drive (its spec); ceiling: Bay 12 link Gen3 x4",
+        ))
+        .stdout(predicate::str::contains(
+            "All drives at once, read: ceiling 50.28 GB/s, expected 48.80 GB/s",
         ));
+    // Only the NVMe drives, as the review loaded them: ceiling 12 x 3.591302 = 43.10,
+    // expected 12 x 3.5 = 42.00, the drives the limit.
+    laneplan()
+        .args([
+            "flow",
+            "--devices",
+            "nvme",
+            example("r740xd-12nvme-micron9300.toml").to_str().unwrap(),
+        ])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "All NVMe drives at once, read: ceiling 43.10 GB/s, expected 42.00 GB/s: the NVMe drives are the limit",
+        ));
+    // The other link models, named in the output.
+    laneplan()
+        .args([
+            "flow",
+            "--link-model",
+            "tlp-level",
+            "--devices",
+            "nvme",
+            example("r740xd-12nvme-micron9300.toml").to_str().unwrap(),
+        ])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "TLP-level (Neugebauer et al. 2018",
+        ))
+        .stdout(predicate::str::contains(
+            "read: ceiling 39.87 GB/s, expected 39.87 GB/s",
+        ));
+    // A bad MPS is a usage error.
+    laneplan()
+        .args([
+            "flow",
+            "--mps",
+            "300",
+            example("r740xd-12nvme-micron9300.toml").to_str().unwrap(),
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("MPS must be one of"));
     let out = laneplan()
         .args([
             "check",

@@ -126,7 +126,7 @@ proptest! {
         let opts = Options { memory: mem, ..Default::default() };
         let (before, _) = flow::analyze(&from_spec(&spec), &opts, &Hints::default()).unwrap();
         // More capacity: a wider fabric, and one item one generation faster (its maximum too,
-        // so a device's own link never turns from passive into a constraint).
+        // so the faster link is not reported as downtrained).
         let mut more = spec.clone();
         more.fabric_gbs += extra_fabric;
         let n = more.items.len();
@@ -141,6 +141,24 @@ proptest! {
                 after.aggregate(dir).max_flow_gbs + EPS >= before.aggregate(dir).max_flow_gbs,
                 "{:?}: {} < {}", dir, after.aggregate(dir).max_flow_gbs, before.aggregate(dir).max_flow_gbs
             );
+        }
+    }
+
+    #[test]
+    fn ceilings_bound_the_expected_figures(spec in tree(), mem in memory()) {
+        // The expected figure is the ceiling capped by specs: never above it, for each
+        // device alone and for every aggregate.
+        let opts = Options { memory: mem, ..Default::default() };
+        let (r, _) = flow::analyze(&from_spec(&spec), &opts, &Hints::default()).unwrap();
+        for dir in Dir::BOTH {
+            let a = r.aggregate(dir);
+            prop_assert!(a.expected_gbs <= a.ceiling_gbs + EPS, "{:?}: {} > {}", dir, a.expected_gbs, a.ceiling_gbs);
+            prop_assert!(a.expected_gbs == a.max_flow_gbs);
+            for d in &r.devices {
+                let x = d.dir(dir);
+                prop_assert!(x.alone_gbs <= x.ceiling_gbs + 1e-9, "{}: {} > {}", d.id, x.alone_gbs, x.ceiling_gbs);
+                prop_assert!(x.share_gbs <= x.ceiling_gbs + EPS);
+            }
         }
     }
 }

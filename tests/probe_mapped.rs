@@ -43,20 +43,22 @@ fn dry_run_maps_every_namespace_with_bay_link_ceiling_and_safety() {
     // Mounted (a partition of it): refused whatever the flags.
     assert_eq!(by("nvme0n1")["refused"], "mounted at /data 0");
     assert_eq!(by("nvme1n1")["refused"], serde_json::Value::Null);
-    // Bay 17 trained x2: its ceiling is the x2 link's. By hand: raw 2 x 0.98462 = 1.96923 GB/s;
-    // ACK + FC every 313 B at x2/MPS 256 and SKIPs: 16/313 + 4/1538 = 0.053719;
-    // 1.96923 x 0.946281 x 256/280 = 1.70373.
+    // Bay 17 trained x2: its ceiling is the x2 link's, direction-aware (docs/bandwidth.md).
+    // By hand: 8 GT/s x 2 / 8 = 2.0 GB/s; 128/130 and SKIP 375/376: 1.963994; MWr 256/280:
+    // 1.795651.
     let b17 = by("nvme5n1");
     assert_eq!(
         b17["target"]["location"],
         "Bay 17 > slot 4-2 > port 0000:ae:01.0 > NUMA 1, 8.0 GT/s x2"
     );
-    assert_eq!(b17["target"]["ceiling_read_gbs"], 1.704);
-    // Bay 21 trained at 2.5 GT/s x4: raw 1.0 GB/s; 16/118 + 4/1538 = 0.138193;
-    // 0.861807 x 256/280 = 0.78794.
-    assert_eq!(by("nvme9n1")["target"]["ceiling_read_gbs"], 0.788);
-    assert_eq!(by("nvme1n1")["target"]["ceiling_read_gbs"], 3.322);
-    assert_eq!(by("nvme1n1")["target"]["ceiling_write_gbs"], 2.769);
+    assert_eq!(b17["target"]["ceiling_read_gbs"], 1.796);
+    // Bay 21 trained at 2.5 GT/s x4: 1.0 GB/s x 0.8 x (1 - 4/1538) = 0.997399; x 256/280 =
+    // 0.911908.
+    assert_eq!(by("nvme9n1")["target"]["ceiling_read_gbs"], 0.912);
+    // Gen3 x4: 3.591302 to host; to device 3.927987 x 512/562.3178 = 3.576500 (rounds to
+    // 3.576: 3576.4997 in f64).
+    assert_eq!(by("nvme1n1")["target"]["ceiling_read_gbs"], 3.591);
+    assert_eq!(by("nvme1n1")["target"]["ceiling_write_gbs"], 3.576);
 }
 
 /// The R6525 capture's four namespaces backed here by plain files of the same names.

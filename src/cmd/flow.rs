@@ -4,7 +4,7 @@ use super::plan::{CatalogArgs, parse_kv};
 use clap::Args;
 use laneplan::finding::has_errors;
 use laneplan::flow::{self, Memory, Options, Scope, Workload};
-use laneplan::pcie::Model;
+use laneplan::pcie::{self, Model, TlpParams};
 use laneplan::plan::{self, Report};
 use laneplan::render::{dot, json, text};
 use miette::{IntoDiagnostic, Result, miette};
@@ -21,30 +21,57 @@ pub struct FlowOpts {
     /// Device demand: `seq` (vendor sequential GB/s) or `4k` (4K IOPS x 4 KiB).
     #[arg(long, default_value = "seq", value_name = "seq|4k")]
     pub workload: Workload,
-    /// PCIe efficiency model: `tlp-level` (Neugebauer et al. 2018) or `header-only`.
-    #[arg(long, default_value = "tlp-level", value_parser = parse_model, value_name = "MODEL")]
+    /// PCIe link model: `direction-aware` (each direction its own TLPs, SKIPs and the
+    /// reverse stream's DLLPs), `tlp-level` (Neugebauer et al. 2018) or `header-only`.
+    #[arg(
+        long = "link-model",
+        alias = "model",
+        default_value = "direction-aware",
+        value_name = "direction-aware|tlp-level|header-only"
+    )]
     pub model: Model,
-    /// Which devices offer traffic: `drives` or `all` (NICs, GPUs, boot cards too).
-    #[arg(long = "devices", default_value = "drives", value_name = "drives|all")]
+    /// Max Payload Size in bytes (128-4096); a lower MPS on a link (from the platform file or
+    /// the host), or on any link above it, governs that link.
+    #[arg(long, default_value_t = pcie::DEFAULT_MPS, value_name = "BYTES")]
+    pub mps: u16,
+    /// Max Read Request Size in bytes (128-4096): a device's writes fetch data in requests of
+    /// this size.
+    #[arg(long, default_value_t = pcie::DEFAULT_MRRS, value_name = "BYTES")]
+    pub mrrs: u16,
+    /// Read Completion Boundary of the root complex (64 or 128).
+    #[arg(long, default_value_t = pcie::DEFAULT_RCB, value_name = "BYTES")]
+    pub rcb: u16,
+    /// Completion payload the root complex returns (bounded by MPS and MRRS, rounded to the
+    /// RCB); 64 models a root complex that splits every completion at 64 B.
+    #[arg(long, default_value_t = pcie::DEFAULT_COMPLETION, value_name = "BYTES")]
+    pub completion: u16,
+    /// Which devices offer traffic: `drives`, `nvme` or `all` (NICs, GPUs, boot cards too).
+    #[arg(
+        long = "devices",
+        default_value = "drives",
+        value_name = "drives|nvme|all"
+    )]
     pub scope: Scope,
 }
 
 impl FlowOpts {
-    pub fn options(&self) -> Options {
-        Options {
+    /// Validated options (a bad MPS, MRRS, RCB or completion size is a usage error).
+    pub fn options(&self) -> Result<Options> {
+        let tlp = TlpParams {
+            mps: self.mps,
+            mrrs: self.mrrs,
+            rcb: self.rcb,
+            completion: self.completion,
+            ecrc: false,
+        };
+        tlp.validate().map_err(|e| miette!("{e}"))?;
+        Ok(Options {
             model: self.model,
             memory: self.memory,
             workload: self.workload,
             scope: self.scope,
-        }
-    }
-}
-
-fn parse_model(s: &str) -> std::result::Result<Model, String> {
-    match s {
-        "tlp-level" | "tlp" => Ok(Model::TlpLevel),
-        "header-only" | "header" => Ok(Model::HeaderOnly),
-        _ => Err(format!("expected `tlp-level` or `header-only`, got `{s}`")),
+            tlp,
+        })
     }
 }
 
@@ -79,7 +106,7 @@ fn load_build(cat: &CatalogArgs, path: &Path) -> Result<Report> {
 pub fn flow(args: &FlowArgs, cat: &CatalogArgs) -> Result<ExitCode> {
     let report = load_build(cat, &args.build)?;
     let (f, found) =
-        flow::analyze_plan(&report.plan, &args.opts.options()).map_err(|e| miette!("{e}"))?;
+        flow::analyze_plan(&report.plan, &args.opts.options()?).map_err(|e| miette!("{e}"))?;
     if args.json {
         let v = json::flow_document(&report, &f, &found);
         println!("{}", serde_json::to_string_pretty(&v).into_diagnostic()?);
@@ -106,7 +133,7 @@ pub fn dot(args: &DotArgs, cat: &CatalogArgs) -> Result<ExitCode> {
     } else {
         super::plan::platform_report(&catalog, &args.target, &args.options)?
     };
-    let opts = args.opts.options();
+    let opts = args.opts.options()?;
     let (f, _) = flow::analyze_plan(&report.plan, &opts).map_err(|e| miette!("{e}"))?;
     print!("{}", dot::dot(&report.plan.topology, Some(&f), opts.model));
     Ok(ExitCode::SUCCESS)

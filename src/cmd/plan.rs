@@ -171,7 +171,7 @@ pub fn check(args: &CheckArgs, cat: &CatalogArgs) -> Result<ExitCode> {
     let mut report =
         plan::check_build(&catalog, &build, file.clone()).map_err(miette::Report::new)?;
     let bandwidth =
-        laneplan::flow::attach(&mut report, &args.flow.options()).map_err(|e| miette!("{e}"))?;
+        laneplan::flow::attach(&mut report, &args.flow.options()?).map_err(|e| miette!("{e}"))?;
     if args.json {
         print_json(&json::report(
             &report,

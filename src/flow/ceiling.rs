@@ -1,6 +1,7 @@
 //! Each device alone: its ceiling is the smallest of its own spec and every element that
 //! constrains its path; the element reaching that minimum (the nearest, on a tie) caps it,
-//! and when nothing on the path is below its spec, the device itself is the limit.
+//! and when nothing on the path is below its spec, the device itself is the limit. That is
+//! the *expected* figure; [`ceilings`] gives the physical one (no spec in it).
 
 use super::Dir;
 use super::net::Net;
@@ -24,6 +25,31 @@ pub fn alone(net: &Net, dir: Dir) -> Vec<Alone> {
             };
             for &e in &s.path {
                 if let Some(c) = net.elements[e].constraint(dir)
+                    && c < best.gbs
+                {
+                    best = Alone {
+                        gbs: c,
+                        capped_by: Some(e),
+                    };
+                }
+            }
+            best
+        })
+        .collect()
+}
+
+/// Physical ceilings of every source of `net` in `dir`: the smallest physical capacity on
+/// its path (never a spec). `gbs` is infinite when nothing physical is modelled on the path.
+pub fn ceilings(net: &Net, dir: Dir) -> Vec<Alone> {
+    net.sources
+        .iter()
+        .map(|s| {
+            let mut best = Alone {
+                gbs: f64::INFINITY,
+                capped_by: None,
+            };
+            for &e in &s.path {
+                if let Some(c) = net.elements[e].ceiling_constraint(dir)
                     && c < best.gbs
                 {
                     best = Alone {

@@ -5,7 +5,7 @@
 //!   loses bandwidth; names what holds it back and the fix the platform names.
 //! * `LP0203` note (warning when the link saturates): traffic crosses sockets
 //!   (`--memory socketN`).
-//! * `LP0204` note: a device's spec is above what its own link carries.
+//! * `LP0204` note: a device's spec is above its own link's ceiling (the link is the limit).
 //! * `LP0205` warning: another shared element saturates (controller, SAS side, root
 //!   complex, inter-socket link, a shared PCIe link).
 
@@ -273,7 +273,7 @@ pub fn findings(t: &Topology, opts: &Options, r: &FlowReport) -> Vec<Finding> {
                 .push(i);
         }
     }
-    for ((label, link, passive), ids) in faster {
+    for ((label, link, _), ids) in faster {
         let d = &r.devices[ids[0]];
         let el = link_above
             .get(&d.node)
@@ -282,30 +282,26 @@ pub fn findings(t: &Topology, opts: &Options, r: &FlowReport) -> Vec<Finding> {
                 (
                     e.read.capacity_gbs.unwrap_or(0.0),
                     e.write.capacity_gbs.unwrap_or(0.0),
+                    e.element.kind == ElementKind::Link,
                 )
             })
             .unwrap_or_default();
+        let model = if el.2 {
+            format!(" under the {} model", r.model.name())
+        } else {
+            " at its line rate".to_string()
+        };
         let msg = format!(
-            "{label} ({} x): spec {} read / {} write, above what its {link} link carries under the {} model ({} to host, {} to device)",
+            "{label} ({} x): spec {} read / {} write, above the ceiling of its {link} link{model} ({} to host, {} to device): the link is the limit",
             ids.len(),
             gbs(d.read.spec_gbs),
             gbs(d.write.spec_gbs),
-            if passive {
-                opts.model.describe()
-            } else {
-                "line-rate"
-            },
             gbs(el.0),
             gbs(el.1),
         );
-        let help = if passive {
-            "the vendor figure is measured through the drive's own link, so the planner keeps it as the ceiling (reviews measure Gen3 x4 NVMe at 3.2-3.5 GB/s); the link caps it only when it trains below its maximum"
-        } else {
-            "the link caps it: the spec is likely a dual-port or wider-link figure"
-        };
         out.push(
             Finding::note("LP0204", msg)
-                .with_help(help)
+                .with_help("the expected figure is the link's ceiling: the spec is likely a dual-port, wider-link or rounded figure")
                 .at(loc(t, Some(d.node))),
         );
     }

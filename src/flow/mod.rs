@@ -8,8 +8,11 @@
 //! * [`fair`]: all devices at once: each device's max-min fair share (water-filling).
 //! * [`findings`]: `LP02xx` findings.
 //!
-//! Read = device to memory, write = memory to device; computed separately. The rule for a
-//! device's own link is documented in [`net`] and docs/bandwidth.md.
+//! Read = device to memory, write = memory to device; computed separately. Each device,
+//! element and aggregate has a *ceiling* (physics only: links, switches, lanes, root
+//! complexes, inter-socket links; never a vendor spec) and an *expected* figure (the same
+//! network with the specs added: the device's own, a transit controller's); see
+//! docs/bandwidth.md.
 
 pub mod ceiling;
 pub mod fair;
@@ -18,7 +21,7 @@ pub mod maxflow;
 pub mod net;
 
 use crate::finding::Finding;
-use crate::pcie::Model;
+use crate::pcie::{Model, TlpParams};
 use crate::plan::Report;
 use crate::plan::instantiate::Plan;
 use crate::topology::{DeviceClass, NodeKind, Topology};
@@ -118,6 +121,8 @@ pub enum Scope {
     Drives,
     /// Every device with a spec (NICs, GPUs, boot cards too).
     All,
+    /// NVMe drives only (what a review that loads the NVMe bays measures).
+    Nvme,
 }
 
 impl FromStr for Scope {
@@ -126,7 +131,8 @@ impl FromStr for Scope {
         match s {
             "drives" => Ok(Scope::Drives),
             "all" => Ok(Scope::All),
-            _ => Err(format!("expected `drives` or `all`, got `{s}`")),
+            "nvme" => Ok(Scope::Nvme),
+            _ => Err(format!("expected `drives`, `nvme` or `all`, got `{s}`")),
         }
     }
 }
@@ -137,6 +143,8 @@ pub struct Options {
     pub memory: Memory,
     pub workload: Workload,
     pub scope: Scope,
+    /// MPS, MRRS, RCB and completion size (direction-aware model; the others read MPS).
+    pub tlp: TlpParams,
 }
 
 /// What limits a device: itself, or an element of the network.
@@ -182,6 +190,16 @@ impl Limit {
     pub fn is_device(&self) -> bool {
         self.kind == "device"
     }
+
+    /// A ceiling with nothing physical modelled on its path: the spec stands in.
+    fn unmodelled() -> Limit {
+        Limit {
+            kind: "device",
+            element: None,
+            label: "no link modelled on its path (its spec stands in)".into(),
+            fix: None,
+        }
+    }
 }
 
 pub fn kind_name(k: ElementKind) -> &'static str {
@@ -200,7 +218,14 @@ pub fn kind_name(k: ElementKind) -> &'static str {
 pub struct DeviceDir {
     /// Its demand under the workload (spec), GB/s.
     pub spec_gbs: f64,
-    /// Its ceiling alone.
+    /// Its physical ceiling alone: the smallest physical capacity on its path (its own
+    /// link, switch uplinks, lanes, root complex, inter-socket link), never a spec.
+    pub ceiling_gbs: f64,
+    /// The element that sets the ceiling.
+    pub ceiling_by: Limit,
+    /// Its expected figure alone: the ceiling capped by its spec and the specs of the
+    /// controllers it passes. Below the ceiling means the drive (or a controller's spec)
+    /// is the limit, not the path.
     pub alone_gbs: f64,
     pub capped_by: Limit,
     /// Its max-min fair share when every device runs at once.
@@ -242,6 +267,9 @@ impl DeviceFlow {
 pub struct ElementDir {
     /// `None`: no limit of its own.
     pub capacity_gbs: Option<f64>,
+    /// Its physical ceiling: the capacity of a physical element, `None` for a vendor spec
+    /// (a transit controller) or a passive element.
+    pub ceiling_gbs: Option<f64>,
     /// Sum of the specs of the devices through it.
     pub demand_gbs: f64,
     /// demand / capacity (oversubscription).
@@ -286,7 +314,13 @@ pub struct Aggregate {
     pub demand_gbs: f64,
     /// Sum of the ceilings alone.
     pub alone_sum_gbs: f64,
-    /// The aggregate ceiling: max-flow to memory.
+    /// The aggregate ceiling: max-flow to memory with every device offering its physical
+    /// ceiling, physical elements only.
+    pub ceiling_gbs: f64,
+    /// The aggregate expected figure: max-flow to memory with every device offering its
+    /// spec and every element constraining (the same value as `max_flow_gbs`).
+    pub expected_gbs: f64,
+    /// Max-flow to memory of the specs (the expected aggregate).
     pub max_flow_gbs: f64,
     /// Sum of the fair shares (equals the max-flow when paths nest, as they do in a tree).
     pub fair_gbs: f64,
@@ -308,6 +342,8 @@ pub struct SocketShare {
 pub struct FlowReport {
     pub model: Model,
     pub model_description: &'static str,
+    /// The transaction-layer parameters the model used.
+    pub tlp: TlpParams,
     pub memory: Memory,
     pub workload: Workload,
     pub scope: Scope,
@@ -428,8 +464,24 @@ fn assemble(t: &Topology, opts: &Options, mut net: Net) -> FlowReport {
         let mf = maxflow::max_flow(&net, dir);
         per_dir.push((dir, alone, offered, shares, mf));
     }
+    // Ceilings: each device alone over the physical elements, then all at once with each
+    // device offering its ceiling and the specs of transit controllers set aside.
+    let ceil: [Vec<ceiling::Alone>; 2] = Dir::BOTH.map(|dir| {
+        let mut c = ceiling::ceilings(&net, dir);
+        for (a, s) in c.iter_mut().zip(&net.sources) {
+            if !a.gbs.is_finite() {
+                a.gbs = s.demand(dir).max(0.0);
+            }
+        }
+        c
+    });
+    let ceiling_total = ceiling_max_flow(&mut net, &ceil);
     let limit_of = |c: Option<usize>| match c {
         None => Limit::device(),
+        Some(e) => Limit::element(&net.elements[e]),
+    };
+    let ceiling_of = |c: Option<usize>| match c {
+        None => Limit::unmodelled(),
         Some(e) => Limit::element(&net.elements[e]),
     };
     let socket_idx = |s: Option<NodeIndex>| {
@@ -454,6 +506,8 @@ fn assemble(t: &Topology, opts: &Options, mut net: Net) -> FlowReport {
                 let (dir, alone, _, shares, _) = &per_dir[k];
                 DeviceDir {
                     spec_gbs: s.demand(*dir),
+                    ceiling_gbs: ceil[k][i].gbs,
+                    ceiling_by: ceiling_of(ceil[k][i].capped_by),
                     alone_gbs: alone[i].gbs,
                     capped_by: limit_of(alone[i].capped_by),
                     share_gbs: shares.rate[i],
@@ -490,10 +544,13 @@ fn assemble(t: &Topology, opts: &Options, mut net: Net) -> FlowReport {
                     .iter()
                     .map(|&i| net.sources[i as usize].demand(*dir))
                     .fold(0.0, |a, b| a + b);
-                let constraint = el.constraint(*dir);
+                // Saturation is judged against physical ceilings only; a controller's spec
+                // caps the expected figures without saturating.
+                let constraint = el.ceiling_constraint(*dir);
                 let saturated = constraint.is_some_and(|c| offered[e] > c * (1.0 + 1e-9) + 1e-9);
                 ElementDir {
                     capacity_gbs: cap,
+                    ceiling_gbs: constraint,
                     demand_gbs: demand,
                     ratio: cap.filter(|&c| c > 0.0).map(|c| demand / c),
                     offered_gbs: offered[e],
@@ -549,6 +606,8 @@ fn assemble(t: &Topology, opts: &Options, mut net: Net) -> FlowReport {
                 .map(|s| s.demand(*dir))
                 .fold(0.0, |a, b| a + b),
             alone_sum_gbs: alone.iter().map(|a| a.gbs).fold(0.0, |a, b| a + b),
+            ceiling_gbs: ceiling_total[k],
+            expected_gbs: mf.total,
             max_flow_gbs: mf.total,
             fair_gbs: shares.total,
             per_socket,
@@ -560,6 +619,7 @@ fn assemble(t: &Topology, opts: &Options, mut net: Net) -> FlowReport {
     FlowReport {
         model: opts.model,
         model_description: opts.model.describe(),
+        tlp: opts.tlp,
         memory: opts.memory,
         workload: opts.workload,
         scope: opts.scope,
@@ -568,4 +628,36 @@ fn assemble(t: &Topology, opts: &Options, mut net: Net) -> FlowReport {
         read,
         write,
     }
+}
+
+/// The aggregate ceilings (read, write): the max-flow with every device offering its
+/// physical ceiling and transit controllers' specs set aside. Works on `net` in place and
+/// restores it.
+fn ceiling_max_flow(net: &mut Net, ceil: &[Vec<ceiling::Alone>; 2]) -> [f64; 2] {
+    const SPEC: &str = "a vendor spec: not part of the ceiling";
+    let saved: Vec<(f64, f64)> = net
+        .sources
+        .iter()
+        .map(|s| (s.read_gbs, s.write_gbs))
+        .collect();
+    let mut set_aside = Vec::new();
+    for (i, el) in net.elements.iter_mut().enumerate() {
+        if !el.is_physical() && el.passive.is_none() {
+            el.passive = Some(SPEC);
+            set_aside.push(i);
+        }
+    }
+    for (i, s) in net.sources.iter_mut().enumerate() {
+        s.read_gbs = ceil[0][i].gbs;
+        s.write_gbs = ceil[1][i].gbs;
+    }
+    let out = Dir::BOTH.map(|dir| maxflow::max_flow(net, dir).total);
+    for (s, (r, w)) in net.sources.iter_mut().zip(saved) {
+        s.read_gbs = r;
+        s.write_gbs = w;
+    }
+    for i in set_aside {
+        net.elements[i].passive = None;
+    }
+    out
 }

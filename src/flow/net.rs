@@ -3,15 +3,16 @@
 //! direction, and every source device with its demand and the elements on its path to the
 //! memory its work targets.
 //!
-//! The rule for a device's own link (see docs/bandwidth.md): a part's vendor spec is measured
-//! through its own link, so the link directly above a device that has a spec constrains
-//! nothing while it trains at its maximum (generation and width); it is marked `passive`. Once
-//! it trains below its maximum, the link's capacity under the chosen model caps the device.
-//! A bifurcated extender card (no switch on it) is passive too: each of its ports is an x4 link
+//! Every link constrains, the one directly above a device included: its capacity under the
+//! chosen model is a physical ceiling, and a vendor spec above it is capped by it. Two
+//! figures come out of the same network (see docs/bandwidth.md): the *ceiling* uses only
+//! physical elements (links, switches, SAS/SATA lanes, node limits, inter-socket links), the
+//! *expected* figure adds the specs: each device's own and a transit controller's.
+//! A bifurcated extender card (no switch on it) is passive: each of its ports is an x4 link
 //! of its own, counted at the drive below.
 
 use super::{Dir, Memory, Options, Scope, Workload};
-use crate::pcie::{LinkRate, Model, serial_lane_gbs};
+use crate::pcie::{LinkRate, TlpParams, serial_lane_gbs};
 use crate::topology::{DeviceClass, Link, NodeKind, Perf, Topology};
 use foldhash::{HashMap, HashMapExt};
 use petgraph::Direction;
@@ -78,12 +79,27 @@ impl Element {
         }
     }
 
-    /// Capacity that constrains flows (`None`: passive or unlimited).
+    /// Capacity that constrains the expected flows (`None`: passive or unlimited).
     pub fn constraint(&self, dir: Dir) -> Option<f64> {
         if self.passive.is_some() {
             None
         } else {
             self.cap(dir)
+        }
+    }
+
+    /// True when its capacity is physics (a link, lanes, a node limit, an inter-socket
+    /// link), false for a vendor spec (a transit controller's).
+    pub fn is_physical(&self) -> bool {
+        self.kind != ElementKind::Transit
+    }
+
+    /// Capacity that bounds the ceilings: physical elements only.
+    pub fn ceiling_constraint(&self, dir: Dir) -> Option<f64> {
+        if self.is_physical() {
+            self.constraint(dir)
+        } else {
+            None
         }
     }
 }
@@ -208,6 +224,20 @@ impl Net {
             }
         }
 
+        // The MPS that governs each node's link: the smallest along the path from the socket
+        // down to it (a TLP crosses every link between the device and memory), and at most
+        // `opts.tlp.mps`.
+        let mut path_mps = vec![opts.tlp.mps; t.graph.node_bound()];
+        for &ix in &order {
+            if let Some((p, e)) = t.parent_edge(ix) {
+                let mut m = path_mps[p.index()];
+                if let Link::Pcie { rate, .. } = &t.graph[e] {
+                    m = m.min(rate.mps);
+                }
+                path_mps[ix.index()] = m;
+            }
+        }
+
         let mut net = Net {
             targets: targets.clone(),
             ..Default::default()
@@ -230,15 +260,18 @@ impl Net {
             if has_device_below[d.index()] {
                 continue;
             }
-            if opts.scope == Scope::Drives && !class.is_drive() {
+            if (opts.scope == Scope::Drives && !class.is_drive())
+                || (opts.scope == Scope::Nvme && class != DeviceClass::Nvme)
+            {
                 continue;
             }
             let Some(perf) = perf else { continue };
             let (read_gbs, write_gbs) = demand(&perf, opts.workload);
             let up = t.parent_edge(d);
             let own_link = up.and_then(|(_, e)| {
-                *edge_el[e.index()]
-                    .get_or_insert_with(|| edge_element(t, e, opts.model, hints, &mut net.elements))
+                *edge_el[e.index()].get_or_insert_with(|| {
+                    edge_element(t, e, opts, &path_mps, hints, &mut net.elements)
+                })
             });
             // The ancestors not yet memoized, nearest first.
             let mut chain = Vec::new();
@@ -257,7 +290,7 @@ impl Net {
                 let mut v = node_elements(t, c, &mut net.elements);
                 if let Some((_, e)) = t.parent_edge(c)
                     && let Some(el) = *edge_el[e.index()].get_or_insert_with(|| {
-                        edge_element(t, e, opts.model, hints, &mut net.elements)
+                        edge_element(t, e, opts, &path_mps, hints, &mut net.elements)
                     })
                 {
                     v.push(el);
@@ -480,7 +513,8 @@ fn is_switch_uplink(t: &Topology, child: NodeIndex) -> bool {
 fn edge_element(
     t: &Topology,
     e: EdgeIndex,
-    model: Model,
+    opts: &Options,
+    path_mps: &[u16],
     hints: &Hints,
     els: &mut Vec<Element>,
 ) -> Option<usize> {
@@ -510,6 +544,10 @@ fn edge_element(
             }
         }
         Link::Pcie { rate, max } => {
+            let tlp = TlpParams {
+                mps: path_mps[child.index()],
+                ..opts.tlp
+            };
             let switch = is_switch_uplink(t, child);
             let bifurcated = matches!(
                 child_node.kind,
@@ -518,7 +556,6 @@ fn edge_element(
                     ..
                 }
             ) && !switch;
-            let has_spec = matches!(child_node.kind, NodeKind::Device { perf: Some(_), .. });
             let down = max.filter(|m| rate.generation < m.generation || rate.width < m.width);
             let name = if switch {
                 let sw = if matches!(child_node.kind, NodeKind::Switch { .. }) {
@@ -532,8 +569,6 @@ fn edge_element(
             };
             let passive = if bifurcated {
                 Some("bifurcated slot: each port is an x4 link of its own, counted at its drive")
-            } else if has_spec && down.is_none() {
-                Some("the device's spec is measured through its own link")
             } else {
                 None
             };
@@ -545,8 +580,8 @@ fn edge_element(
                     ElementKind::Link
                 },
                 label: format!("{name} {}", rate.short()),
-                read_gbs: Some(rate.to_host_gbs(model)),
-                write_gbs: Some(rate.to_device_gbs(model)),
+                read_gbs: Some(rate.payload_gbs(opts.model, &tlp, true)),
+                write_gbs: Some(rate.payload_gbs(opts.model, &tlp, false)),
                 passive,
                 downtrained: down.map(|m| downtrain(t, child, rate, &m, hints)),
                 edge: Some(e),

@@ -63,9 +63,9 @@ pub fn targets(audit: &Audit, diff: Option<&Diff>, dev: &Path) -> Vec<Mapped> {
             let mut loc = parts.join(" > ");
             if let Some(r) = rate {
                 loc.push_str(&format!(", {}", r.label()));
-                // The live link's payload ceiling (TLP-level model) per direction.
-                t.ceiling_read_gbs = Some(round3(r.to_host_gbs(Model::TlpLevel)));
-                t.ceiling_write_gbs = Some(round3(r.to_device_gbs(Model::TlpLevel)));
+                // The live link's payload ceiling (direction-aware model, MPS 256) per direction.
+                t.ceiling_read_gbs = Some(round3(r.to_host_gbs(Model::DirectionAware)));
+                t.ceiling_write_gbs = Some(round3(r.to_device_gbs(Model::DirectionAware)));
             }
             t.location = Some(loc);
             let mut why = Vec::new();

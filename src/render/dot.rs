@@ -127,8 +127,13 @@ pub fn dot(t: &Topology, flow: Option<&FlowReport>, model: Model) -> String {
             node_extra.insert(
                 d.node,
                 format!(
-                    "alone {:.2} / {:.2} GB/s r/w\nat once {:.2} / {:.2}",
-                    d.read.alone_gbs, d.write.alone_gbs, d.read.share_gbs, d.write.share_gbs
+                    "ceiling {:.2} / {:.2} GB/s r/w\nexpected {:.2} / {:.2}\nat once {:.2} / {:.2}",
+                    d.read.ceiling_gbs,
+                    d.write.ceiling_gbs,
+                    d.read.alone_gbs,
+                    d.write.alone_gbs,
+                    d.read.share_gbs,
+                    d.write.share_gbs
                 ),
             );
         }

@@ -1,31 +1,55 @@
-//! The bandwidth report for people: a bottleneck table (each device alone and its fair share
-//! all at once), aggregate lines, and the most loaded links.
+//! The bandwidth report for people: a bottleneck table (each device alone: its physical
+//! ceiling, its expected figure and what limits it; its fair share all at once), aggregate
+//! lines (ceiling and expected), and the most loaded links.
 
-use crate::flow::{Dir, FlowReport, Limit, Scope};
+use crate::flow::{DeviceDir, Dir, FlowReport, Limit, Scope};
 use comfy_table::{Cell, CellAlignment, Table, presets::UTF8_FULL_CONDENSED};
 use std::fmt::Write;
 
-fn cap_cell(read: &Limit, write: &Limit) -> String {
+/// What limits a device alone: the element that caps its expected figure, or, when its
+/// spec is below its ceiling, the drive itself (with the element that sets the ceiling).
+fn limit_text(d: &DeviceDir) -> String {
     let one = |l: &Limit| match &l.fix {
         Some(f) => format!("{}\nfix: {f}", l.label),
         None => l.label.to_string(),
     };
-    if read == write {
-        one(read)
+    if d.capped_by.is_device() {
+        format!("the drive (its spec); ceiling: {}", one(&d.ceiling_by))
     } else {
-        format!("read: {}\nwrite: {}", one(read), one(write))
+        one(&d.capped_by)
     }
 }
 
-fn num(v: f64) -> Cell {
-    Cell::new(format!("{v:.2}")).set_alignment(CellAlignment::Right)
+fn cap_cell(read: &DeviceDir, write: &DeviceDir) -> String {
+    let (r, w) = (limit_text(read), limit_text(write));
+    if r == w {
+        r
+    } else {
+        format!("read: {r}\nwrite: {w}")
+    }
+}
+
+fn pair(r: f64, w: f64) -> Cell {
+    Cell::new(format!("{r:.2} / {w:.2}")).set_alignment(CellAlignment::Right)
+}
+
+/// Who offers traffic, for sentences.
+fn who(s: Scope) -> &'static str {
+    match s {
+        Scope::Drives => "drives",
+        Scope::Nvme => "NVMe drives",
+        Scope::All => "devices",
+    }
 }
 
 /// Header line: model, workload, memory, scope.
 pub fn header(r: &FlowReport) -> String {
     format!(
-        "Bandwidth: {} model; workload {}; memory {}; {}\n",
+        "Bandwidth: {} model, MPS {} B, MRRS {} B, completions {} B; workload {}; memory {}; {}\n",
         r.model_description,
+        r.tlp.mps,
+        r.tlp.mrrs,
+        r.tlp.completion_bytes(),
         match r.workload {
             crate::flow::Workload::Seq => "seq (vendor sequential GB/s)",
             crate::flow::Workload::Rand4k => "4k (4K IOPS x 4 KiB)",
@@ -36,6 +60,7 @@ pub fn header(r: &FlowReport) -> String {
         },
         match r.scope {
             Scope::Drives => "drives",
+            Scope::Nvme => "NVMe drives",
             Scope::All => "every device with a spec",
         }
     )
@@ -51,18 +76,18 @@ pub fn table(r: &FlowReport) -> String {
     t.set_header(vec![
         "device",
         "path",
-        "read GB/s",
-        "write GB/s",
-        "capped by (alone)",
+        "ceiling r/w",
+        "expected r/w",
+        "limit (alone)",
         "all at once r/w",
     ]);
     for d in &r.devices {
         t.add_row(vec![
             Cell::new(&d.label),
             Cell::new(&d.path),
-            num(d.read.alone_gbs),
-            num(d.write.alone_gbs),
-            Cell::new(cap_cell(&d.read.capped_by, &d.write.capped_by)),
+            pair(d.read.ceiling_gbs, d.write.ceiling_gbs),
+            pair(d.read.alone_gbs, d.write.alone_gbs),
+            Cell::new(cap_cell(&d.read, &d.write)),
             Cell::new(format!(
                 "{:.2} / {:.2}",
                 d.read.share_gbs, d.write.share_gbs
@@ -78,17 +103,20 @@ pub fn table(r: &FlowReport) -> String {
 /// Aggregate lines and the most loaded links.
 pub fn aggregate(r: &FlowReport, most_loaded: usize) -> String {
     let mut out = String::new();
-    let who = match r.scope {
-        Scope::Drives => "drives",
-        Scope::All => "devices",
-    };
+    let who = who(r.scope);
     for dir in Dir::BOTH {
         let a = r.aggregate(dir);
         let _ = writeln!(
             out,
-            "All {who} at once, {}: {:.2} GB/s (max-flow to memory; specs sum to {:.2}, alone {:.2}){}",
+            "All {who} at once, {}: ceiling {:.2} GB/s, expected {:.2} GB/s{} (max-flow to memory; specs sum to {:.2}, alone {:.2}){}",
             dir.name(),
-            a.max_flow_gbs,
+            a.ceiling_gbs,
+            a.expected_gbs,
+            if a.expected_gbs + 0.005 < a.ceiling_gbs && a.bottlenecks.is_empty() {
+                format!(": the {who} are the limit")
+            } else {
+                String::new()
+            },
             a.demand_gbs,
             a.alone_sum_gbs,
             if (a.fair_gbs - a.max_flow_gbs).abs() > 0.01 {
