@@ -178,6 +178,15 @@ impl PortType {
     }
 }
 
+/// A port's Slot Capabilities register, as lspci prints it under `SltCap:`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub struct SlotCap {
+    /// `Slot #N` (0 when the firmware leaves it unset).
+    pub number: Option<u32>,
+    /// `HotPlug+`
+    pub hotplug: bool,
+}
+
 /// One PCI function, as read.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct PciFunction {
@@ -202,6 +211,9 @@ pub struct PciFunction {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub hidden_ancestors: Vec<Bdf>,
     pub slot: Option<String>,
+    /// The port's Slot Capabilities: its physical slot number (`Slot #161`) and whether it
+    /// is hot-plug capable (`HotPlug+`). lspci dumps show them; sysfs does not.
+    pub slot_cap: Option<SlotCap>,
     pub aer: Option<Aer>,
     pub mps: Option<u16>,
     pub port_type: Option<PortType>,
