@@ -1,0 +1,315 @@
+//! `laneplan learn` on every real capture: the files load, `check` exits 0, `bays` draws them,
+//! the same capture audited `--against` the learned build matches, and learning twice writes
+//! identical bytes.
+
+mod common;
+
+use assert_cmd::Command;
+use common::*;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+fn laneplan() -> Command {
+    Command::cargo_bin("laneplan").unwrap()
+}
+
+fn dump(host: &str) -> PathBuf {
+    let dir = fixtures().join("shared").join(format!("lspci-{host}"));
+    std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.to_string_lossy().ends_with(".lspci-vvnn.txt"))
+        .unwrap_or_else(|| panic!("no dump in {}", dir.display()))
+}
+
+/// `--lspci FILE` or `--sysfs-root DIR`.
+fn source_args(src: &Source) -> Vec<String> {
+    match src {
+        Source::Lspci(p) => vec!["--lspci".into(), p.display().to_string()],
+        Source::Sysfs(p) => vec!["--sysfs-root".into(), p.display().to_string()],
+    }
+}
+
+enum Source {
+    Lspci(PathBuf),
+    Sysfs(PathBuf),
+}
+
+/// Learns into `out` with a fixed id; returns the summary JSON.
+fn learn(src: &Source, out: &Path) -> serde_json::Value {
+    let o = laneplan()
+        .arg("learn")
+        .args(source_args(src))
+        .args(["--id", "learned", "--json", "-o"])
+        .arg(out)
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "learn failed: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+fn files_of(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    for sub in [dir.to_path_buf(), dir.join("platform")] {
+        for e in std::fs::read_dir(&sub).unwrap().flatten() {
+            if e.file_type().unwrap().is_file() {
+                let rel = e.path().strip_prefix(dir).unwrap().display().to_string();
+                out.insert(rel, std::fs::read(e.path()).unwrap());
+            }
+        }
+    }
+    out
+}
+
+/// Learns twice, checks, draws and audits against; returns the summary and the statuses of
+/// the diff (place -> status).
+fn round_trip(src: &Source) -> (serde_json::Value, Vec<(String, String)>) {
+    let a = tempfile::tempdir().unwrap();
+    let b = tempfile::tempdir().unwrap();
+    let summary = learn(src, a.path());
+    learn(src, b.path());
+    let fa = files_of(a.path());
+    assert_eq!(
+        fa,
+        files_of(b.path()),
+        "learning twice wrote different files"
+    );
+    // Only the files named: no temp files left behind.
+    let names: Vec<&str> = fa.keys().map(String::as_str).collect();
+    assert!(
+        names.iter().all(|n| [
+            "build.toml",
+            "platform/learned.toml",
+            "platform/learned-parts.toml"
+        ]
+        .contains(n)),
+        "{names:?}"
+    );
+    let pdir = a.path().join("platform");
+    let build = a.path().join("build.toml");
+    let check = laneplan()
+        .arg("--platform-dir")
+        .arg(&pdir)
+        .arg("check")
+        .arg(&build)
+        .output()
+        .unwrap();
+    assert_eq!(
+        check.status.code(),
+        Some(0),
+        "check: {}{}",
+        String::from_utf8_lossy(&check.stdout),
+        String::from_utf8_lossy(&check.stderr)
+    );
+    let bays = laneplan()
+        .arg("--platform-dir")
+        .arg(&pdir)
+        .arg("bays")
+        .arg(&build)
+        .output()
+        .unwrap();
+    assert_eq!(
+        bays.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&bays.stderr)
+    );
+    let audit = laneplan()
+        .arg("--platform-dir")
+        .arg(&pdir)
+        .arg("audit")
+        .args(source_args(src))
+        .arg("--against")
+        .arg(&build)
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert!(
+        matches!(audit.status.code(), Some(0) | Some(1)),
+        "{}",
+        String::from_utf8_lossy(&audit.stderr)
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&audit.stdout).unwrap();
+    let statuses = doc["bays"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["place"].as_str().unwrap().to_string(),
+                e["status"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    (summary, statuses)
+}
+
+fn not_matched(st: &[(String, String)]) -> Vec<(String, String)> {
+    st.iter()
+        .filter(|(_, s)| s != "ok" && s != "empty")
+        .cloned()
+        .collect()
+}
+
+fn count(summary: &serde_json::Value, k: &str) -> u64 {
+    summary["summary"][k].as_u64().unwrap()
+}
+
+#[test]
+fn r7525_dump_learns_its_eight_nvme_ports_by_slot_number() {
+    let src = Source::Lspci(dump("r7525"));
+    let (summary, st) = round_trip(&src);
+    assert_eq!(count(&summary, "bays"), 8);
+    assert_eq!(count(&summary, "slots"), 1);
+    assert_eq!(count(&summary, "switches"), 0);
+    // Bays numbered by slot number: bay 0 is slot 160 (0000:c0:01.4, drive c4:00.0),
+    // bay 1 slot 161 (c0:01.3, drive c3:00.0): both drives found, the other six empty.
+    let ok: Vec<&str> = st
+        .iter()
+        .filter(|(_, s)| s == "ok")
+        .map(|(p, _)| p.as_str())
+        .collect();
+    assert_eq!(ok, ["Bay 0", "Bay 1", "Slot 2"]);
+    assert_eq!(st.iter().filter(|(_, s)| s == "empty").count(), 6);
+    assert!(not_matched(&st).is_empty(), "{st:?}");
+    let dir = tempfile::tempdir().unwrap();
+    learn(&src, dir.path());
+    let plat = std::fs::read_to_string(dir.path().join("platform/learned.toml")).unwrap();
+    assert!(plat.contains("to = \"rp-0000-c0-01-4\"\nslot_numbers = \"160\"\n"));
+    assert!(plat.contains("locator = [\"0000:c0:01.4\", \"0000:c4\"]"));
+    let build = std::fs::read_to_string(dir.path().join("build.toml")).unwrap();
+    assert!(build.contains("[[bay]]\nbays = \"0\"\npart = \"pci-144d-a824-1028-2119\""));
+}
+
+#[test]
+fn r7515_dump_learns_two_switches_with_slots_128_to_139_and_160_to_171() {
+    let src = Source::Lspci(dump("r7515"));
+    let (summary, st) = round_trip(&src);
+    assert_eq!(count(&summary, "switches"), 2);
+    assert_eq!(count(&summary, "bays"), 24);
+    let dir = tempfile::tempdir().unwrap();
+    learn(&src, dir.path());
+    let plat = std::fs::read_to_string(dir.path().join("platform/learned.toml")).unwrap();
+    assert!(plat.contains("bays = \"0-11\""));
+    assert!(plat.contains("slot_numbers = \"128-139\""));
+    assert!(plat.contains("bays = \"12-23\""));
+    assert!(plat.contains("slot_numbers = \"160-171\""));
+    assert_eq!(st.iter().filter(|(_, s)| s == "empty").count(), 24);
+    // The current matcher counts each device number of a card as a card: the Intel
+    // 8087:0491 card's virtual function 03:01.0 shows as unexpected. Matching by pci ids
+    // (the real-host work, #9) removes it; `r7515_every_element_matched` checks that.
+    assert_eq!(
+        not_matched(&st),
+        [("0000:03:01.0".to_string(), "unexpected".to_string())]
+    );
+}
+
+#[test]
+#[ignore = "needs the real-host matcher (#9): a card's virtual functions are not cards"]
+fn r7515_every_element_matched() {
+    let (_, st) = round_trip(&Source::Lspci(dump("r7515")));
+    assert!(not_matched(&st).is_empty(), "{st:?}");
+}
+
+#[test]
+fn r7425_dump_learns_slots_and_onboard_devices() {
+    let src = Source::Lspci(dump("r7425"));
+    let (summary, st) = round_trip(&src);
+    assert_eq!(count(&summary, "slots"), 2);
+    assert_eq!(count(&summary, "bays"), 0);
+    // The GRID K2 (two GPUs behind a PEX 8747 on one card) is one part in slot 1; the
+    // current matcher wants one card per GPU, and the idle GPU trains at 2.5 GT/s.
+    assert_eq!(
+        not_matched(&st),
+        [
+            ("0000:44:00.0".to_string(), "unexpected".to_string()),
+            ("Slot 1".to_string(), "downtrained".to_string())
+        ]
+    );
+    assert!(st.contains(&("Slot 3".to_string(), "ok".to_string())));
+}
+
+#[test]
+#[ignore = "needs the real-host matcher (#9): one card with a switch and two GPUs"]
+fn r7425_every_element_matched() {
+    let (_, st) = round_trip(&Source::Lspci(dump("r7425")));
+    assert!(not_matched(&st).is_empty(), "{st:?}");
+}
+
+#[test]
+fn r740xd_dump_learns_onboard_devices() {
+    let (summary, st) = round_trip(&Source::Lspci(dump("r740xd")));
+    assert_eq!(count(&summary, "builtins"), 4);
+    assert!(not_matched(&st).is_empty(), "{st:?}");
+}
+
+#[test]
+fn sysfs_captures_learn_and_match() {
+    for (tar, slots, builtins) in [
+        (
+            "hwloc-2n-nvme-slots/32em64t-2n8c+dax+nvme+mic+dimms.tar.bz2",
+            2,
+            2,
+        ),
+        ("hwloc-skx-2plx-ve/32intel64-2p8co2t+8ve.tar.bz2", 0, 3),
+        ("libnvme-power-nvme-multipath/tree-pcie.tar.xz", 0, 0),
+        ("libnvme-power-nvme-multipath/tree-apple-nvme.tar.xz", 0, 0),
+    ] {
+        let (_tmp, root) = unpack(tar);
+        let (summary, st) = round_trip(&Source::Sysfs(root));
+        assert_eq!(count(&summary, "slots"), slots, "{tar}");
+        assert_eq!(count(&summary, "builtins"), builtins, "{tar}");
+        assert!(not_matched(&st).is_empty(), "{tar}: {st:?}");
+    }
+}
+
+/// `learn --host` on the machine running the tests (CI-sensitive: what it finds depends on
+/// the machine; on this project's VM, virtio devices only). The files must still be valid.
+#[test]
+fn learn_host_writes_valid_files() {
+    if !Path::new("/sys/bus/pci").is_dir() {
+        assert!(
+            std::env::var("CI").is_err(),
+            "CI machines must have /sys/bus/pci for this test"
+        );
+        eprintln!("SKIP learn_host_writes_valid_files: no /sys/bus/pci here");
+        return;
+    }
+    let (summary, st) = round_trip(&Source::Sysfs(PathBuf::from("/")));
+    assert!(count(&summary, "sockets") >= 1);
+    assert!(not_matched(&st).is_empty(), "{st:?}");
+    // --host is --sysfs-root /.
+    let dir = tempfile::tempdir().unwrap();
+    laneplan()
+        .args(["learn", "--host", "--id", "learned", "-o"])
+        .arg(dir.path())
+        .assert()
+        .success();
+}
+
+#[test]
+fn learn_needs_a_source() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = laneplan()
+        .arg("learn")
+        .arg("-o")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("--host, --sysfs-root DIR or --lspci FILE")
+    );
+    let o = laneplan()
+        .args(["learn", "--sysfs-root", "/nonexistent-root", "-o"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+}
