@@ -242,12 +242,11 @@ pub fn learn(host: &HostView, catalog: &Catalog, opts: &LearnOptions) -> Learned
             // The first endpoint below (function 0): the card or onboard device. Below a port
             // without a slot number, functions of the CPU or chipset itself (same vendor as the
             // root port, no storage, network or display class) are the platform's, not parts.
-            let vendor = |f: &FunctionReport| f.ids.split(':').next().map(str::to_string);
             let card = below.iter().copied().find(|f| {
                 f.kind == FnKind::Device
                     && f.bdf.ends_with(".0")
                     && (number.is_some()
-                        || !(vendor(f) == vendor(rp) && class_of(f) == DeviceClass::Other))
+                        || !(vendor_of(f) == vendor_of(rp) && class_of(f) == DeviceClass::Other))
             });
             match (card, number) {
                 (None, None) => {
@@ -298,7 +297,31 @@ pub fn learn(host: &HostView, catalog: &Catalog, opts: &LearnOptions) -> Learned
         }
     }
 
-    write_files(host, catalog, opts, &rcs, skipped)
+    // Devices integrated on a root bus (no port above them), other than bridges and the
+    // CPU's or chipset's own functions (a host bridge's vendor with no storage, network or
+    // display class): a virtual machine's virtio devices, for one.
+    let host_vendors: std::collections::BTreeSet<&str> = funcs
+        .iter()
+        .filter(|h| h.class.as_deref().is_some_and(|c| c.starts_with("0x0600")))
+        .map(|h| vendor_of(h))
+        .collect();
+    let mut integrated: BTreeMap<String, Vec<&FunctionReport>> = BTreeMap::new();
+    for f in funcs.iter().copied() {
+        let is_bridge = f.class.as_deref().is_some_and(|c| c.starts_with("0x06"));
+        if f.parent.is_none()
+            && f.kind == FnKind::Device
+            && f.bdf.ends_with(".0")
+            && !is_bridge
+            && !(host_vendors.contains(vendor_of(f)) && class_of(f) == DeviceClass::Other)
+        {
+            integrated.entry(f.root_bus.clone()).or_default().push(f);
+        }
+    }
+    write_files(host, catalog, opts, &rcs, &integrated, skipped)
+}
+
+fn vendor_of(f: &FunctionReport) -> &str {
+    f.ids.split(':').next().unwrap_or("")
 }
 
 fn class_of(f: &FunctionReport) -> DeviceClass {
@@ -454,6 +477,7 @@ fn write_files(
     catalog: &Catalog,
     opts: &LearnOptions,
     rcs: &[Rc],
+    integrated: &BTreeMap<String, Vec<&FunctionReport>>,
     skipped: usize,
 ) -> Learned {
     let a = &host.audit;
@@ -497,6 +521,12 @@ fn write_files(
         let e = numas.entry(rc.numa).or_default();
         e.0 += u16::from(w);
         e.1 = e.1.max(g);
+    }
+    for devs in integrated.values() {
+        let n = devs.iter().find_map(|f| f.numa_node).unwrap_or(0);
+        let e = numas.entry(n).or_default();
+        e.0 += u16::try_from(devs.len()).unwrap_or(u16::MAX);
+        e.1 = e.1.max(1);
     }
     if numas.is_empty() {
         numas.insert(0, (0, 3));
@@ -714,6 +744,50 @@ fn write_files(
                 );
                 s.builtins += 1;
             }
+        }
+    }
+    for (bus, devs) in integrated {
+        let rid = format!("bus-{}", slug_bdf(bus));
+        let numa = devs.iter().find_map(|f| f.numa_node).unwrap_or(0);
+        let _ = writeln!(body);
+        let _ = writeln!(body, "[[root_complex]]");
+        let _ = writeln!(body, "id = {}", q(&rid));
+        let _ = writeln!(
+            body,
+            "label = {}",
+            q(&format!("Root bus {bus} (integrated devices)"))
+        );
+        let _ = writeln!(body, "socket = \"numa{numa}\"");
+        let _ = writeln!(body, "lanes = {}", devs.len());
+        let _ = writeln!(body, "gen = 1");
+        let _ = writeln!(body, "numa_node = {numa}");
+        let locs: Vec<String> = devs.iter().map(|f| q(&f.bdf)).collect();
+        let _ = writeln!(body, "locator = [{}]", locs.join(", "));
+        let _ = writeln!(body, "confidence = \"inferred\"");
+        let _ = writeln!(
+            body,
+            "source = {}",
+            q(&format!(
+                "{source}: devices on root bus {bus} with no port above them (integrated, or a virtual machine's): no link to measure, one lane each as a placeholder"
+            ))
+        );
+        s.root_complexes += 1;
+        for d in devs {
+            let _ = writeln!(body);
+            let _ = writeln!(body, "[[builtin]]");
+            let _ = writeln!(body, "id = {}", q(&format!("onboard-{}", slug_bdf(&d.bdf))));
+            let _ = writeln!(body, "label = {}", q(&format!("{} ({})", d.name, d.ids)));
+            let _ = writeln!(body, "class = {}", q(class_name(class_of(d))));
+            let _ = writeln!(body, "root_complex = {}", q(&rid));
+            let _ = writeln!(body, "width = 1");
+            let _ = writeln!(body, "gen = 1");
+            let _ = writeln!(body, "confidence = \"inferred\"");
+            let _ = writeln!(
+                body,
+                "source = {}",
+                q(&format!("{source}: {} at {} on the root bus", d.ids, d.bdf))
+            );
+            s.builtins += 1;
         }
     }
     p.push_str(&body);
