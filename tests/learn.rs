@@ -331,3 +331,44 @@ fn learn_needs_a_source() {
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
 }
+
+/// The learned R7525 files as text (relative input path, so the snapshot is the same on
+/// every machine).
+#[test]
+fn r7525_learned_files_snapshot() {
+    let dir = tempfile::tempdir().unwrap();
+    let rel = dump("r7525")
+        .strip_prefix(env!("CARGO_MANIFEST_DIR"))
+        .unwrap()
+        .to_path_buf();
+    laneplan()
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .arg("learn")
+        .arg("--lspci")
+        .arg(&rel)
+        .args(["--id", "learned", "-o"])
+        .arg(dir.path())
+        .assert()
+        .success();
+    let plat = std::fs::read_to_string(dir.path().join("platform/learned.toml")).unwrap();
+    let build = std::fs::read_to_string(dir.path().join("build.toml")).unwrap();
+    assert!(!dir.path().join("platform/learned-parts.toml").exists());
+    insta::assert_snapshot!("learned_r7525_platform", plat);
+    insta::assert_snapshot!("learned_r7525_build", build);
+}
+
+#[test]
+fn unwritable_output_is_an_input_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("not-a-dir");
+    std::fs::write(&file, "x").unwrap();
+    let o = laneplan()
+        .arg("learn")
+        .args(source_args(&Source::Lspci(dump("r7525"))))
+        .arg("-o")
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("cannot write into"));
+}

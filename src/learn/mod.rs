@@ -561,7 +561,7 @@ fn write_files(
             p,
             "source = {}",
             q(&format!(
-                "{source}: the lanes of the root ports seen on NUMA node {n}, not the CPU's total"
+                "read off the host: the lanes of the root ports seen on NUMA node {n}, not the CPU's total"
             ))
         );
     }
@@ -570,7 +570,7 @@ fn write_files(
     let mut parts_text = String::new();
     let mut parts_seen: BTreeMap<String, ()> = BTreeMap::new();
     let mut build_slots = String::new();
-    let mut build_bays = String::new();
+    let mut build_bays: BTreeMap<u16, String> = BTreeMap::new();
     let mut body = String::new();
     let mut part_for_dev = |f: &FunctionReport, fallback: (u8, u8), s: &mut Summary| -> String {
         let gw = gen_width(f).unwrap_or(fallback);
@@ -616,7 +616,7 @@ fn write_files(
             body,
             "source = {}",
             q(&format!(
-                "{source}: root port {} ({}), link max {}",
+                "read off the host: root port {} ({}), link max {}",
                 rp.bdf,
                 rp.ids,
                 rp.link_max
@@ -627,15 +627,10 @@ fn write_files(
         s.root_complexes += 1;
         match &rc.holds {
             Holds::Bay(b) => {
-                bay_group(&mut body, std::slice::from_ref(b), "direct", &rid, source);
+                bay_group(&mut body, std::slice::from_ref(b), "direct", &rid);
                 if let Some(d) = b.drive {
                     let part = part_for_dev(d, (g, 4), &mut s);
-                    let _ = writeln!(
-                        build_bays,
-                        "\n[[bay]]\nbays = \"{}\"\npart = {}",
-                        b.number,
-                        q(&part)
-                    );
+                    build_bays.insert(b.number, part);
                 }
                 s.bays += 1;
             }
@@ -654,22 +649,17 @@ fn write_files(
                     body,
                     "source = {}",
                     q(&format!(
-                        "{source}: switch upstream port {} ({}) with {} downstream ports",
+                        "read off the host: switch upstream port {} ({}) with {} downstream ports",
                         up.bdf,
                         up.ids,
                         bays.len()
                     ))
                 );
-                bay_group(&mut body, bays, "switch", &sid, source);
+                bay_group(&mut body, bays, "switch", &sid);
                 for b in bays {
                     if let Some(d) = b.drive {
                         let part = part_for_dev(d, (sg, 4), &mut s);
-                        let _ = writeln!(
-                            build_bays,
-                            "\n[[bay]]\nbays = \"{}\"\npart = {}",
-                            b.number,
-                            q(&part)
-                        );
+                        build_bays.insert(b.number, part);
                     }
                 }
                 s.switches += 1;
@@ -707,7 +697,7 @@ fn write_files(
                     body,
                     "source = {}",
                     q(&format!(
-                        "{source}: root port {} reports physical slot {}; height and length not shown (check the riser)",
+                        "read off the host: root port {} reports physical slot {}; height and length not shown (check the riser)",
                         rp.bdf,
                         number.map(|n| n.to_string()).unwrap_or_else(|| "-".into())
                     ))
@@ -738,7 +728,7 @@ fn write_files(
                     body,
                     "source = {}",
                     q(&format!(
-                        "{source}: {} at {} on a port without a physical slot: onboard, or a slot whose number the firmware does not report (check the service manual)",
+                        "read off the host: {} at {} on a port without a physical slot: onboard, or a slot whose number the firmware does not report (check the service manual)",
                         d.ids, d.bdf
                     ))
                 );
@@ -768,7 +758,7 @@ fn write_files(
             body,
             "source = {}",
             q(&format!(
-                "{source}: devices on root bus {bus} with no port above them (integrated, or a virtual machine's): no link to measure, one lane each as a placeholder"
+                "read off the host: devices on root bus {bus} with no port above them (integrated, or a virtual machine's): no link to measure, one lane each as a placeholder"
             ))
         );
         s.root_complexes += 1;
@@ -785,7 +775,10 @@ fn write_files(
             let _ = writeln!(
                 body,
                 "source = {}",
-                q(&format!("{source}: {} at {} on the root bus", d.ids, d.bdf))
+                q(&format!(
+                    "read off the host: {} at {} on the root bus",
+                    d.ids, d.bdf
+                ))
             );
             s.builtins += 1;
         }
@@ -807,7 +800,9 @@ fn write_files(
     let _ = writeln!(build, "platform = {}", q(&id));
     let _ = writeln!(build, "name = {}", q(&format!("As found on {source}")));
     build.push_str(&build_slots);
-    build.push_str(&build_bays);
+    for (n, part) in &build_bays {
+        let _ = writeln!(build, "\n[[bay]]\nbays = \"{n}\"\npart = {}", q(part));
+    }
     Learned {
         id,
         platform: p,
@@ -833,7 +828,7 @@ fn descendants_of<'a>(all: &'a [FunctionReport], bdf: &str) -> Vec<&'a FunctionR
     out
 }
 
-fn bay_group(body: &mut String, bays: &[Bay], via: &str, to: &str, source: &str) {
+fn bay_group(body: &mut String, bays: &[Bay], via: &str, to: &str) {
     let numbers: Vec<u32> = bays.iter().map(|b| u32::from(b.number)).collect();
     let slots: Vec<Option<u32>> = bays.iter().map(|b| b.slot).collect();
     let _ = writeln!(body);
@@ -873,7 +868,10 @@ fn bay_group(body: &mut String, bays: &[Bay], via: &str, to: &str, source: &str)
     let _ = writeln!(
         body,
         "source = {}",
-        q(&format!("{source}: NVMe ports {}", ports.join(", ")))
+        q(&format!(
+            "read off the host: NVMe ports {}",
+            ports.join(", ")
+        ))
     );
 }
 
