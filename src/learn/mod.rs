@@ -374,6 +374,18 @@ fn gen_width(f: &FunctionReport) -> Option<(u8, u8)> {
     Some((l.speed?.number(), l.width)).filter(|&(_, w)| crate::pcie::valid_width(w))
 }
 
+/// A root port's generation and width: its Link Capabilities, else the widest and fastest
+/// link below it (a capture that lost the port's lines), else Gen3 x4.
+fn port_gw(rp: &FunctionReport, all: &[FunctionReport]) -> (u8, u8) {
+    gen_width(rp).unwrap_or_else(|| {
+        descendants_of(all, &rp.bdf)
+            .into_iter()
+            .filter_map(gen_width)
+            .reduce(|a, b| (a.0.max(b.0), a.1.max(b.1)))
+            .unwrap_or((3, 4))
+    })
+}
+
 /// Contiguous runs as `0-3,7`.
 fn ranges(ns: &[u32]) -> String {
     let mut out: Vec<String> = Vec::new();
@@ -396,6 +408,8 @@ fn ranges(ns: &[u32]) -> String {
 /// A part for a live device: the catalogue's when its ids match, else a new one.
 struct PartRef {
     id: String,
+    /// Its card edge width (what a slot's connector must take).
+    mechanical: u8,
     new: Option<String>,
 }
 
@@ -413,6 +427,7 @@ fn part_for(f: &FunctionReport, catalog: &Catalog, gw: (u8, u8), source: &str) -
     if let Some(p) = hit {
         return PartRef {
             id: p.id().to_string(),
+            mechanical: p.mechanical(),
             new: None,
         };
     }
@@ -469,7 +484,11 @@ fn part_for(f: &FunctionReport, catalog: &Catalog, gw: (u8, u8), source: &str) -
                 .unwrap_or_else(|| "unknown".into())
         ))
     );
-    PartRef { id, new: Some(t) }
+    PartRef {
+        id,
+        mechanical: gw.1,
+        new: Some(t),
+    }
 }
 
 fn write_files(
@@ -517,7 +536,7 @@ fn write_files(
     // Sockets: one per NUMA node.
     let mut numas: BTreeMap<u32, (u16, u8)> = BTreeMap::new();
     for rc in rcs {
-        let (g, w) = gen_width(rc.port).unwrap_or((3, 4));
+        let (g, w) = port_gw(rc.port, &a.functions);
         let e = numas.entry(rc.numa).or_default();
         e.0 += u16::from(w);
         e.1 = e.1.max(g);
@@ -572,26 +591,26 @@ fn write_files(
     let mut build_slots = String::new();
     let mut build_bays: BTreeMap<u16, String> = BTreeMap::new();
     let mut body = String::new();
-    let mut part_for_dev = |f: &FunctionReport, fallback: (u8, u8), s: &mut Summary| -> String {
+    let mut part_for_dev = |f: &FunctionReport, fallback: (u8, u8), s: &mut Summary| -> PartRef {
         let gw = gen_width(f).unwrap_or(fallback);
         let r = part_for(f, catalog, gw, source);
         if parts_seen.insert(r.id.clone(), ()).is_none() {
-            match r.new {
+            match &r.new {
                 Some(t) => {
                     parts_text.push('\n');
-                    parts_text.push_str(&t);
+                    parts_text.push_str(t);
                     s.parts_new += 1;
                 }
                 None => s.parts_reused += 1,
             }
         }
-        r.id
+        r
     };
 
     for rc in rcs {
         let rp = rc.port;
         let rid = format!("rp-{}", slug_bdf(&rp.bdf));
-        let (g, w) = gen_width(rp).unwrap_or((3, 4));
+        let (g, w) = port_gw(rp, &a.functions);
         let mut locator = vec![rp.bdf.clone()];
         for f in descendants_of(&a.functions, &rp.bdf) {
             let bus = f.bdf.rsplit_once(':').map(|(b, _)| b.to_string());
@@ -630,13 +649,15 @@ fn write_files(
                 bay_group(&mut body, std::slice::from_ref(b), "direct", &rid);
                 if let Some(d) = b.drive {
                     let part = part_for_dev(d, (g, 4), &mut s);
-                    build_bays.insert(b.number, part);
+                    build_bays.insert(b.number, part.id);
                 }
                 s.bays += 1;
             }
             Holds::Switch { up, bays } => {
                 let sid = format!("switch-{}", slug_bdf(&up.bdf));
+                // A switch trains no wider than the port above it.
                 let (sg, sw) = gen_width(up).unwrap_or((g, w));
+                let sw = sw.min(w);
                 let _ = writeln!(body);
                 let _ = writeln!(body, "[[switch]]");
                 let _ = writeln!(body, "id = {}", q(&sid));
@@ -659,7 +680,7 @@ fn write_files(
                 for b in bays {
                     if let Some(d) = b.drive {
                         let part = part_for_dev(d, (sg, 4), &mut s);
-                        build_bays.insert(b.number, part);
+                        build_bays.insert(b.number, part.id);
                     }
                 }
                 s.switches += 1;
@@ -670,6 +691,9 @@ fn write_files(
                     Some(n) => format!("slot{n}-{}", slug_bdf(&rp.bdf)),
                     None => format!("slot-{}", slug_bdf(&rp.bdf)),
                 };
+                let part = card.map(|c| part_for_dev(c, (g, w), &mut s));
+                // The connector takes the card's edge: a card may train narrower than its edge.
+                let mech = part.as_ref().map_or(w, |p| p.mechanical.max(w));
                 let _ = writeln!(body);
                 let _ = writeln!(body, "[[slot]]");
                 let _ = writeln!(body, "id = {}", q(&sid));
@@ -686,7 +710,7 @@ fn write_files(
                 let _ = writeln!(body, "electrical = {w}");
                 let _ = writeln!(
                     body,
-                    "mechanical = {w} # inferred: the connector may be wider than its lanes; check the riser"
+                    "mechanical = {mech} # inferred: the connector may be wider; check the riser"
                 );
                 let _ = writeln!(body, "gen = {g}");
                 if let Some(n) = number {
@@ -702,13 +726,12 @@ fn write_files(
                         number.map(|n| n.to_string()).unwrap_or_else(|| "-".into())
                     ))
                 );
-                if let Some(c) = card {
-                    let part = part_for_dev(c, (g, w), &mut s);
+                if let Some(p) = part {
                     let _ = writeln!(
                         build_slots,
                         "\n[[slot]]\nslot = {}\npart = {}",
                         q(&sid),
-                        q(&part)
+                        q(&p.id)
                     );
                 }
                 s.slots += 1;
