@@ -372,3 +372,22 @@ fn unwritable_output_is_an_input_error() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("cannot write into"));
 }
+
+/// Our own sysfs trees (generated, with faults on purpose): what the host shows wrong stays
+/// wrong against the learned plan, which holds what the parts and ports can do.
+#[test]
+fn own_sysfs_trees_keep_their_faults() {
+    for (name, ok, downtrained) in [("r740xd-12nvme", 10, 2), ("r6525-gen3", 0, 4)] {
+        let (_tmp, root) = own_copy(name);
+        let (_, st) = round_trip(&Source::Sysfs(root));
+        let n = |s: &str| st.iter().filter(|(_, x)| x == s).count();
+        // r6525-gen3: Gen4 drives and ports, links at Gen3 (the Gen3 backplane the host
+        // cannot see); r740xd-12nvme: two drives trained below their ports on purpose.
+        assert_eq!(
+            (n("ok"), n("downtrained")),
+            (ok, downtrained),
+            "{name}: {st:?}"
+        );
+        assert_eq!(st.len(), ok + downtrained, "{name}: {st:?}");
+    }
+}
