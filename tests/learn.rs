@@ -199,10 +199,13 @@ fn r7515_dump_learns_two_switches_with_slots_128_to_139_and_160_to_171() {
     let dir = tempfile::tempdir().unwrap();
     learn(&src, dir.path());
     let plat = std::fs::read_to_string(dir.path().join("platform/learned.toml")).unwrap();
-    assert!(plat.contains("bays = \"0-11\""));
-    assert!(plat.contains("slot_numbers = \"128-139\""));
-    assert!(plat.contains("bays = \"12-23\""));
-    assert!(plat.contains("slot_numbers = \"160-171\""));
+    // Bays numbered by slot number, listed in port address order (42:00.0 is Slot #131).
+    assert!(plat.contains(
+        "bays = \"3,2,1,0,7,6,5,4,11,10,9,8\"\nsize = \"2.5\"\ninterfaces = [\"nvme\"]\nvia = \"switch\"\nto = \"switch-0000-41-00-0\"\nslot_numbers = \"131,130,129,128,135,134,133,132,139,138,137,136\"\n"
+    ));
+    assert!(plat.contains(
+        "bays = \"15,14,13,12,19,18,17,16,23,22,21,20\"\nsize = \"2.5\"\ninterfaces = [\"nvme\"]\nvia = \"switch\"\nto = \"switch-0000-81-00-0\"\nslot_numbers = \"163,162,161,160,167,166,165,164,171,170,169,168\"\n"
+    ));
     assert_eq!(st.iter().filter(|(_, s)| s == "empty").count(), 24);
     // The current matcher counts each device number of a card as a card: the Intel
     // 8087:0491 card's virtual function 03:01.0 shows as unexpected. Matching by pci ids

@@ -288,10 +288,12 @@ pub fn learn(host: &HostView, catalog: &Catalog, opts: &LearnOptions) -> Learned
         match &mut rc.holds {
             Holds::Bay(b) => b.number = number_of[&b.port.bdf],
             Holds::Switch { bays, .. } => {
+                // Kept in port address order: a group lists its bays as its ports run
+                // (`bays = "3,2,1,0"`, `slot_numbers = "131,130,129,128"`), so matching by
+                // address and by slot number pair the same port with the same bay.
                 for b in bays.iter_mut() {
                     b.number = number_of[&b.port.bdf];
                 }
-                bays.sort_by_key(|b| b.number);
             }
             _ => {}
         }
