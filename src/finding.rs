@@ -149,6 +149,10 @@ code_table! {
     MOUNTED = "LP0403", "mounted", "refusal", "the device or one of its partitions has a mounted filesystem";
     HAS_HOLDERS = "LP0404", "has-holders", "refusal", "the device or a partition has holders (LVM, md, dm)";
     ACTIVE_SWAP = "LP0405", "active-swap", "refusal", "the device or a partition is active swap";
+    BACKS_LOOP = "LP0406", "backs-loop", "refusal", "the file (or a loop device's backing file) backs a loop device";
+    SWAP_FILE = "LP0407", "swap-file", "refusal", "the file is an active swap file";
+    OPEN_ELSEWHERE = "LP0408", "open-elsewhere", "refusal", "another process has the target open for writing, or holds a lock on it";
+    UNKNOWN_DEVICE = "LP0409", "unknown-device", "refusal", "/sys/dev/block/M:m does not resolve: the device cannot be checked (fail closed)";
     ON_TMPFS = "LP0410", "on-tmpfs", "warning", "the file is on tmpfs/ramfs: O_DIRECT does not reach a disk";
     NO_IO_URING = "LP0411", "no-io-uring", "warning", "io_uring unavailable, the pread/pwrite thread engine ran instead";
     BELOW_CEILING = "LP0412", "below-ceiling", "warning", "a device reached less than half of its predicted ceiling";
@@ -158,6 +162,7 @@ code_table! {
     SPARSE_FILE = "LP0416", "sparse-file", "warning", "an existing file has holes/unwritten extents in the working set";
     STALLED = "LP0417", "stalled", "error", "I/Os still outstanding after the drain grace (stalled device)";
     URING_PUNTS = "LP0418", "uring-punts", "note", "io_uring punts every I/O to one kernel worker: the thread engine runs instead";
+    NOT_VERIFIED = "LP0419", "not-verified", "refusal", "--mapped on a capture: a write, or I/O on a node not verified on the live host";
 }
 
 /// The table entry of a code string, if it is one.

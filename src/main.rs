@@ -42,6 +42,8 @@ enum Command {
     Audit(cmd::audit::AuditArgs),
     /// Save exactly the files `audit` reads into a .tar.gz, for replay with --sysfs-root.
     Gather(cmd::audit::GatherArgs),
+    /// Write a platform file and a build file from what a host, capture or lspci dump shows.
+    Learn(cmd::learn::LearnArgs),
 }
 
 fn main() -> ExitCode {
@@ -73,6 +75,7 @@ fn main() -> ExitCode {
         Command::Probe(args) => cmd::probe::run(*args, &cli.catalog),
         Command::Audit(args) => cmd::audit::run(args, &cli.catalog),
         Command::Gather(args) => cmd::audit::gather(args),
+        Command::Learn(args) => cmd::learn::run(args, &cli.catalog),
     };
     result.unwrap_or_else(cmd::report_error)
 }

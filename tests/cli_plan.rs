@@ -232,7 +232,10 @@ fn platforms_lists_one_line_per_platform() {
         .iter()
         .map(|p| p["id"].as_str().unwrap())
         .collect();
-    assert_eq!(ids, vec!["r6525", "r740xd", "r7415"]);
+    assert_eq!(
+        ids,
+        vec!["r6525", "r740xd", "r7415", "r7425", "r7515", "r7525"]
+    );
 }
 
 #[test]
@@ -356,6 +359,7 @@ fn parts_lists_the_catalogue() {
             "micron-9300-pro-3.84tb",
             "samsung-pm1725-800gb",
             "samsung-pm1725a-1.6tb",
+            "samsung-pm173x-dell",
             "skhynix-pe8010-3.84tb"
         ]
     );

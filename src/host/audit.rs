@@ -297,7 +297,7 @@ pub fn audit(
         if tree.children[i].is_empty() {
             // Nothing below: an empty port whatever its link status says (hot-plug ports
             // keep a stale speed and width).
-            let hot_plug = f.slot_cap_number.is_some();
+            let hot_plug = f.slot_cap_number().is_some() || f.slot_cap.is_some_and(|c| c.hotplug);
             if cur.is_down() || hot_plug {
                 status[i] = LinkStatus::Empty;
                 empty_ports.push(EmptyPort {
@@ -628,7 +628,7 @@ fn drive_row(
         slot: f.and_then(|f| f.slot.clone()),
         slot_number: i.and_then(|i| {
             tree.upstream_port(i)
-                .and_then(|p| tree.funcs[p].slot_cap_number)
+                .and_then(|p| tree.funcs[p].slot_cap_number())
                 .or_else(|| tree.funcs[i].slot_number())
         }),
         bay: None,

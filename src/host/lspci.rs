@@ -229,15 +229,6 @@ pub fn parse(text: &str, file: &str) -> (HostScan, Vec<Finding>) {
                     .map(|i| rest[..i].trim().to_string())
                     .filter(|n| !n.is_empty());
             }
-        } else if label == "SltCap"
-            && let Some(i) = t.find("Slot #")
-        {
-            // `Slot #160, PowerLimit 25.000W; ...` on the line after `SltCap:`.
-            f.slot_cap_number = t[i + "Slot #".len()..]
-                .split(|c: char| !c.is_ascii_digit())
-                .next()
-                .and_then(|n| n.parse().ok())
-                .filter(|&n| n != 0);
         } else if let Some(rest) = t.strip_prefix("Bus:") {
             let get = |k: &str| {
                 rest.split(',')
@@ -256,6 +247,27 @@ pub fn parse(text: &str, file: &str) -> (HostScan, Vec<Finding>) {
                     line_no,
                     format!("bridge bus numbers unreadable: {:?}", clip(t)),
                 ),
+            }
+        } else if in_express && label == "SltCap" {
+            // `SltCap: AttnBtn- ... HotPlug+ Surprise+` then `Slot #161, PowerLimit 75.000W; ...`
+            let cap = f.slot_cap.get_or_insert_with(SlotCap::default);
+            if t.contains("HotPlug+") {
+                cap.hotplug = true;
+            }
+            if let Some(i) = t.find("Slot #") {
+                let digits: String = t[i + "Slot #".len()..]
+                    .chars()
+                    .take_while(|c| c.is_ascii_digit())
+                    .take(10)
+                    .collect();
+                match digits.parse::<u32>() {
+                    Ok(n) => cap.number = Some(n),
+                    Err(_) => bad(
+                        &mut findings,
+                        line_no,
+                        format!("SltCap: slot number unreadable: {:?}", clip(t)),
+                    ),
+                }
             }
         } else if in_express && let Some(rest) = t.strip_prefix("LnkCap:") {
             match parse_link(rest) {

@@ -178,6 +178,15 @@ impl PortType {
     }
 }
 
+/// A port's Slot Capabilities register, as lspci prints it under `SltCap:`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub struct SlotCap {
+    /// `Slot #N` (0 when the firmware leaves it unset).
+    pub number: Option<u32>,
+    /// `HotPlug+`
+    pub hotplug: bool,
+}
+
 /// One PCI function, as read.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct PciFunction {
@@ -205,10 +214,10 @@ pub struct PciFunction {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub hidden_ancestors: Vec<Bdf>,
     pub slot: Option<String>,
-    /// The physical slot number of a port's Slot Capabilities (`SltCap: ... Slot #160`),
-    /// where the port implements a slot and the number is not 0.
+    /// The port's Slot Capabilities: its physical slot number (`Slot #161`) and whether it
+    /// is hot-plug capable (`HotPlug+`). lspci dumps show them; sysfs does not.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub slot_cap_number: Option<u32>,
+    pub slot_cap: Option<SlotCap>,
     pub aer: Option<Aer>,
     pub mps: Option<u16>,
     pub port_type: Option<PortType>,
@@ -246,9 +255,14 @@ impl PciFunction {
     /// The physical slot number the host reports for this function: the Slot Capabilities'
     /// number of a port, else a numeric `Physical Slot` (sysfs `slots/*/address`, lspci).
     pub fn slot_number(&self) -> Option<u32> {
-        self.slot_cap_number
+        self.slot_cap_number()
             .or_else(|| self.slot.as_deref().and_then(|s| s.trim().parse().ok()))
             .filter(|&n| n != 0)
+    }
+
+    /// The Slot Capabilities' physical slot number, where set (not 0).
+    pub fn slot_cap_number(&self) -> Option<u32> {
+        self.slot_cap.and_then(|c| c.number).filter(|&n| n != 0)
     }
 
     pub fn ids(&self) -> String {

@@ -27,6 +27,18 @@ pub const EMBEDDED: &[(&str, &str)] = &[
         include_str!("../../platforms/r6525.toml"),
     ),
     (
+        "platforms/r7525.toml",
+        include_str!("../../platforms/r7525.toml"),
+    ),
+    (
+        "platforms/r7515.toml",
+        include_str!("../../platforms/r7515.toml"),
+    ),
+    (
+        "platforms/r7425.toml",
+        include_str!("../../platforms/r7425.toml"),
+    ),
+    (
         "platforms/parts.toml",
         include_str!("../../platforms/parts.toml"),
     ),

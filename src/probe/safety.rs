@@ -14,6 +14,7 @@
 //! [`Refusal`]'s message and help. The `/proc`, `/sys` and `/dev` roots are configurable so
 //! tests can feed fake mount tables and sysfs trees.
 
+use crate::finding::code;
 use std::collections::BTreeSet;
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
@@ -90,17 +91,17 @@ impl Refusal {
     }
 }
 
-/// Refusal codes.
-pub const WRITE_NOT_ALLOWED: &str = "LP0401";
-pub const DESTROY_NOT_NAMED: &str = "LP0402";
-pub const MOUNTED: &str = "LP0403";
-pub const HAS_HOLDERS: &str = "LP0404";
-pub const SWAP: &str = "LP0405";
-pub const BACKS_LOOP: &str = "LP0406";
-pub const SWAP_FILE: &str = "LP0407";
-pub const OPEN_ELSEWHERE: &str = "LP0408";
-pub const UNKNOWN_DEVICE: &str = "LP0409";
-pub const NOT_VERIFIED: &str = "LP0419";
+/// Refusal codes (from the typed table in `finding`).
+pub const WRITE_NOT_ALLOWED: &str = code::WRITE_NOT_ALLOWED.code;
+pub const DESTROY_NOT_NAMED: &str = code::DEVICE_NOT_NAMED.code;
+pub const MOUNTED: &str = code::MOUNTED.code;
+pub const HAS_HOLDERS: &str = code::HAS_HOLDERS.code;
+pub const SWAP: &str = code::ACTIVE_SWAP.code;
+pub const BACKS_LOOP: &str = code::BACKS_LOOP.code;
+pub const SWAP_FILE: &str = code::SWAP_FILE.code;
+pub const OPEN_ELSEWHERE: &str = code::OPEN_ELSEWHERE.code;
+pub const UNKNOWN_DEVICE: &str = code::UNKNOWN_DEVICE.code;
+pub const NOT_VERIFIED: &str = code::NOT_VERIFIED.code;
 
 /// A block device's identity as the checks see it.
 #[derive(Debug, Clone, PartialEq, Eq)]

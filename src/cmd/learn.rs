@@ -1,0 +1,108 @@
+//! `laneplan learn`: argument struct and printing only.
+
+use clap::Args;
+use laneplan::learn::{self, LearnOptions};
+use miette::{IntoDiagnostic, WrapErr, miette};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Write a platform file, a parts file and a build file from what a host shows.
+#[derive(Args, Debug)]
+pub struct LearnArgs {
+    /// Learn this host (sysfs at `/`).
+    #[arg(long, conflicts_with_all = ["sysfs_root", "lspci"])]
+    pub host: bool,
+    /// Learn from a sysfs tree below this root (a gathered capture).
+    #[arg(long, value_name = "DIR", conflicts_with = "lspci")]
+    pub sysfs_root: Option<PathBuf>,
+    /// Learn from an `lspci -vvnn` dump.
+    #[arg(long, value_name = "FILE")]
+    pub lspci: Option<PathBuf>,
+    /// Directory to write `platform/<id>.toml`, `platform/<id>-parts.toml` and `build.toml`
+    /// into (each written atomically: temp file + rename).
+    #[arg(short, long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// Platform id to write (default: `learned-` and the DMI product name, or `learned-host`).
+    #[arg(long)]
+    pub id: Option<String>,
+    /// Names from this pci.ids (default: the host's own, else the embedded database).
+    #[arg(long, value_name = "FILE")]
+    pub pci_ids: Option<PathBuf>,
+    /// Print what was written as JSON (`{"schema_version":1,"id":..,"files":[..],"summary":{..}}`).
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(args: LearnArgs, catalog: &super::plan::CatalogArgs) -> miette::Result<ExitCode> {
+    let view = match (&args.lspci, &args.sysfs_root, args.host) {
+        (Some(p), _, _) => {
+            let bytes = std::fs::read(p)
+                .into_diagnostic()
+                .wrap_err_with(|| format!("cannot read {}", p.display()))?;
+            learn::read_lspci(&String::from_utf8_lossy(&bytes), &p.display().to_string())
+        }
+        (None, root, host) => {
+            let root = match (root, host) {
+                (Some(r), _) => r.clone(),
+                (None, true) => PathBuf::from("/"),
+                (None, false) => {
+                    return Err(miette!(
+                        "say what to learn from: --host, --sysfs-root DIR or --lspci FILE"
+                    ));
+                }
+            };
+            if !root.join("sys").is_dir() {
+                return Err(miette!(
+                    "{} has no sys/ directory: not a host root or a gathered capture",
+                    root.display()
+                ));
+            }
+            learn::read_sysfs(&root, args.pci_ids.as_deref())
+        }
+    };
+    let cat = catalog.load()?;
+    let learned = learn::learn(
+        &view,
+        &cat,
+        &LearnOptions {
+            id: args.id.clone(),
+        },
+    );
+    let files = learn::write(&learned, &args.out)
+        .into_diagnostic()
+        .wrap_err_with(|| format!("cannot write into {}", args.out.display()))?;
+    if args.json {
+        let doc = serde_json::json!({
+            "schema_version": 1,
+            "id": learned.id,
+            "files": files.iter().map(|f| f.display().to_string()).collect::<Vec<_>>(),
+            "summary": learned.summary,
+        });
+        println!("{}", serde_json::to_string_pretty(&doc).into_diagnostic()?);
+    } else {
+        let s = &learned.summary;
+        println!(
+            "Learned {}: {} sockets, {} root complexes, {} slots, {} switches, {} bays, {} onboard devices; parts: {} from the catalogue, {} new; {} root ports led nowhere",
+            learned.id,
+            s.sockets,
+            s.root_complexes,
+            s.slots,
+            s.switches,
+            s.bays,
+            s.builtins,
+            s.parts_reused,
+            s.parts_new,
+            s.skipped_ports
+        );
+        for f in &files {
+            println!("  wrote {}", f.display());
+        }
+        let plat = args.out.join("platform");
+        println!(
+            "Check it: laneplan --platform-dir {} check {}",
+            plat.display(),
+            args.out.join("build.toml").display()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
