@@ -12,6 +12,7 @@ pub mod finding;
 pub mod flow;
 pub mod host;
 pub mod pcie;
+pub mod place;
 pub mod plan;
 pub mod platform;
 pub mod probe;

@@ -3,6 +3,7 @@
 pub mod audit;
 pub mod bays;
 pub mod flow;
+pub mod place;
 pub mod plan;
 pub mod probe;
 
