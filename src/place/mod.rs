@@ -558,6 +558,31 @@ pub(crate) fn group_connected(g: &GroupSpec, slot_has_card: &dyn Fn(&str) -> boo
     }
 }
 
+/// Hall's condition for drives and bays: every set of drive parts needs at least as many
+/// bays that take one of them (only `live` groups count). Returns the first set that fails:
+/// (its part indices, drives, bays).
+pub(crate) fn bays_short(
+    drives: &[(PartSpec, usize)],
+    groups: &[GroupSpec],
+    live: &[bool],
+) -> Option<(Vec<usize>, usize, usize)> {
+    let k = drives.len().min(12);
+    for mask in 1u32..(1 << k) {
+        let set: Vec<usize> = (0..k).filter(|i| mask & (1 << i) != 0).collect();
+        let need: usize = set.iter().map(|&i| drives[i].1).sum();
+        let cap: usize = groups
+            .iter()
+            .zip(live)
+            .filter(|(g, l)| **l && set.iter().any(|&i| drive_fits(&drives[i].0, g)))
+            .map(|(g, _)| g.bays.len())
+            .sum();
+        if cap < need {
+            return Some((set, need, cap));
+        }
+    }
+    None
+}
+
 fn ln_fact(n: usize) -> f64 {
     (2..=n).map(|k| (k as f64).ln()).sum()
 }
@@ -835,29 +860,32 @@ impl<'p, 'a> Search<'p, 'a> {
         let drive_counts: Vec<usize> = prob.drives.iter().map(|(_, n)| *n).collect();
         self.stats.full_space +=
             assignments(space.slots.len(), &card_counts) * assignments(nbays, &drive_counts);
-        // Necessary: enough bays of each interface, enough fitting slots for each card.
-        for (p, n) in &prob.drives {
-            let cap: usize = space
-                .groups
+        // Necessary: enough bays for the drives, enough fitting slots for each card.
+        let all = vec![true; space.groups.len()];
+        if let Some((set, need, cap)) = bays_short(&prob.drives, &space.groups, &all) {
+            self.stats.pruned_infeasible += 1;
+            let what: Vec<String> = set
                 .iter()
-                .filter(|g| drive_fits(p, g))
-                .map(|g| g.bays.len())
-                .sum();
-            if cap < *n {
-                self.stats.pruned_infeasible += 1;
-                self.fail(Constraint {
-                    options: space.options.clone(),
-                    code: "bays".into(),
-                    part: Some(p.id.clone()),
-                    message: format!(
-                        "{n} x {} ({} {}\"): these options have {cap} bays that take it",
+                .map(|&i| {
+                    let (p, n) = &prob.drives[i];
+                    format!(
+                        "{n} x {} ({} {}\")",
                         p.name,
                         p.interface.name(),
                         p.size.as_deref().unwrap_or("?")
-                    ),
-                });
-                return;
-            }
+                    )
+                })
+                .collect();
+            self.fail(Constraint {
+                options: space.options.clone(),
+                code: "bays".into(),
+                part: (set.len() == 1).then(|| prob.drives[set[0]].0.id.clone()),
+                message: format!(
+                    "{}: {need} drives, and these options have {cap} bays that take them",
+                    what.join(" + ")
+                ),
+            });
+            return;
         }
         let mut card_order: Vec<(usize, Vec<usize>)> = Vec::new();
         for (i, (p, n)) in prob.cards.iter().enumerate() {
@@ -892,6 +920,44 @@ impl<'p, 'a> Search<'p, 'a> {
             }
             card_order.push((i, cands));
         }
+        // Hall's condition for cards: every set of card types needs as many slots.
+        let k = card_order.len().min(12);
+        for mask in 1u32..(1 << k) {
+            let set: Vec<usize> = (0..k).filter(|i| mask & (1 << i) != 0).collect();
+            if set.len() < 2 {
+                continue;
+            }
+            let need: usize = set.iter().map(|&i| prob.cards[card_order[i].0].1).sum();
+            let mut slots: Vec<usize> = set
+                .iter()
+                .flat_map(|&i| card_order[i].1.iter().copied())
+                .collect();
+            slots.sort_unstable();
+            slots.dedup();
+            if slots.len() < need {
+                self.stats.pruned_infeasible += 1;
+                let names: Vec<String> = set
+                    .iter()
+                    .map(|&i| {
+                        let (p, n) = &prob.cards[card_order[i].0];
+                        format!("{n} x {}", p.name)
+                    })
+                    .collect();
+                let ids: Vec<&str> = slots.iter().map(|&i| space.slots[i].id.as_str()).collect();
+                self.fail(Constraint {
+                    options: space.options.clone(),
+                    code: "slots".into(),
+                    part: None,
+                    message: format!(
+                        "{}: {need} cards, and {} slot(s) take any of them ({})",
+                        names.join(" + "),
+                        slots.len(),
+                        ids.join(", ")
+                    ),
+                });
+                return;
+            }
+        }
         // Most constrained card type first.
         card_order.sort_by_key(|(i, c)| (c.len(), *i));
         let start = Partial {
@@ -919,41 +985,38 @@ impl<'p, 'a> Search<'p, 'a> {
                 .iter()
                 .map(|g| group_connected(g, &has_card))
                 .collect();
-            // Each drive part needs enough bays that these cards reach.
-            for (p, n) in &self.prob.drives {
-                let cap: usize = space
+            // The drives need enough bays that these cards reach.
+            if let Some((set, need, cap)) = bays_short(&self.prob.drives, &space.groups, &live) {
+                let dead: Vec<String> = space
                     .groups
                     .iter()
                     .zip(&live)
-                    .filter(|(g, l)| **l && drive_fits(p, g))
-                    .map(|(g, _)| g.bays.len())
-                    .sum();
-                if cap < *n {
-                    let dead: Vec<String> = space
-                        .groups
-                        .iter()
-                        .zip(&live)
-                        .filter(|(g, l)| !**l && drive_fits(p, g))
-                        .map(|(g, _)| format!("bays {} need a card in {}", compress(&g.bays), g.to))
-                        .collect();
-                    self.stats.nodes_explored += 1;
-                    self.stats.pruned_infeasible += 1;
-                    self.fail(Constraint {
-                        options: space.options.clone(),
-                        code: "controller".into(),
-                        part: Some(p.id.clone()),
-                        message: format!(
-                            "{n} x {}: the cards reach {cap} bays that take it ({})",
-                            p.name,
-                            if dead.is_empty() {
-                                "no other bay takes it".to_string()
-                            } else {
-                                dead.join("; ")
-                            }
-                        ),
-                    });
-                    return;
-                }
+                    .filter(|(g, l)| {
+                        !**l && set.iter().any(|&i| drive_fits(&self.prob.drives[i].0, g))
+                    })
+                    .map(|(g, _)| format!("bays {} need a card in {}", compress(&g.bays), g.to))
+                    .collect();
+                let names: Vec<String> = set
+                    .iter()
+                    .map(|&i| format!("{} x {}", self.prob.drives[i].1, self.prob.drives[i].0.name))
+                    .collect();
+                self.stats.nodes_explored += 1;
+                self.stats.pruned_infeasible += 1;
+                self.fail(Constraint {
+                    options: space.options.clone(),
+                    code: "controller".into(),
+                    part: (set.len() == 1).then(|| self.prob.drives[set[0]].0.id.clone()),
+                    message: format!(
+                        "{}: {need} drives, and the cards reach {cap} bays that take them ({})",
+                        names.join(" + "),
+                        if dead.is_empty() {
+                            "no other bay takes them".to_string()
+                        } else {
+                            dead.join("; ")
+                        }
+                    ),
+                });
+                return;
             }
             if self.prob.drives.is_empty() {
                 if order.is_empty() {
@@ -1330,4 +1393,42 @@ fn greedy(prob: &Problem, space: &Space) -> Result<Placement, String> {
         slots,
         bays,
     })
+}
+
+/// Scores a given placement under a request's objective (the parts it holds are its own):
+/// `Ok(score)` when `check` passes it, `Err(errors)` otherwise. Compares a hand-made build
+/// (an example, a review) with `place`'s optimum.
+pub fn score_placement(
+    catalog: &Catalog,
+    req: &Request,
+    placement: &Placement,
+) -> Result<Result<Score, Vec<String>>, RequestError> {
+    let prob = resolve(catalog, req)?;
+    let mut placement = placement.clone();
+    for o in &prob.platform.options {
+        placement
+            .options
+            .entry(o.key.clone())
+            .or_insert_with(|| o.default.clone());
+    }
+    let placement = &placement;
+    let space = eval::space(catalog, &prob.platform, &placement.options).ok_or_else(|| {
+        req_err(
+            format!(
+                "options {:?} do not name choices of the platform",
+                placement.options
+            ),
+            None,
+        )
+    })?;
+    let text = placement.to_toml(&prob.platform.id, "scored");
+    let e = eval::evaluate(catalog, "scored.toml", &text).map_err(|m| req_err(m, None))?;
+    let errors: Vec<String> = e
+        .errors()
+        .map(|f| format!("{}: {}", f.code, f.message))
+        .collect();
+    if !errors.is_empty() {
+        return Ok(Err(errors));
+    }
+    Ok(Ok(score(&prob, &space, placement, &e).0))
 }
