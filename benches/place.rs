@@ -23,16 +23,29 @@ fn case(path: &Path, any_option: bool) -> Vec<String> {
         Some(x) => x.1 += n,
         None => parts.push((id.to_string(), n)),
     };
-    for s in v.get("slot").and_then(|x| x.as_array()).into_iter().flatten() {
+    for s in v
+        .get("slot")
+        .and_then(|x| x.as_array())
+        .into_iter()
+        .flatten()
+    {
         add(s["part"].as_str().unwrap(), 1);
     }
-    for b in v.get("bay").and_then(|x| x.as_array()).into_iter().flatten() {
+    for b in v
+        .get("bay")
+        .and_then(|x| x.as_array())
+        .into_iter()
+        .flatten()
+    {
         let n = laneplan::platform::schema::parse_bay_list(b["bays"].as_str().unwrap())
             .unwrap()
             .len();
         add(b["part"].as_str().unwrap(), n);
     }
-    let mut args = vec!["place".to_string(), v["platform"].as_str().unwrap().to_string()];
+    let mut args = vec![
+        "place".to_string(),
+        v["platform"].as_str().unwrap().to_string(),
+    ];
     for (p, n) in parts {
         args.push("--part".into());
         args.push(format!("{p}={n}"));
@@ -73,9 +86,15 @@ fn main() {
     }
     cases.push((
         "25 x Micron 9300 in an R740xd (cannot fit)".into(),
-        ["place", "r740xd", "--part", "micron-9300-pro-3.84tb=25", "--any-option"]
-            .map(String::from)
-            .to_vec(),
+        [
+            "place",
+            "r740xd",
+            "--part",
+            "micron-9300-pro-3.84tb=25",
+            "--any-option",
+        ]
+        .map(String::from)
+        .to_vec(),
         false,
     ));
     let hyperfine = bench
@@ -86,7 +105,11 @@ fn main() {
     let runs = if bench { 15 } else { 1 };
     println!(
         "laneplan place, release binary, whole process: median of {runs} run(s){}",
-        if hyperfine { "; hyperfine mean beside it" } else { "" }
+        if hyperfine {
+            "; hyperfine mean beside it"
+        } else {
+            ""
+        }
     );
     println!(
         "  {:<50} {:>9} {:>10} {:>7} {:>6} {:>6} {:>8} {:>16}",
@@ -113,7 +136,18 @@ fn main() {
             let mut cmd = vec![exe.to_string()];
             cmd.extend(args.iter().map(|a| format!("'{a}'")));
             let out = Command::new("hyperfine")
-                .args(["--warmup", "2", "--runs", "15", "-N", "--export-json", "/dev/stdout", "--style", "none"])
+                .args([
+                    "--warmup",
+                    "2",
+                    "--runs",
+                    "15",
+                    "-N",
+                    "-i",
+                    "--export-json",
+                    "/dev/stdout",
+                    "--style",
+                    "none",
+                ])
                 .arg(cmd.join(" "))
                 .output()
                 .unwrap();
@@ -134,10 +168,10 @@ fn main() {
             name,
             median.as_secs_f64() * 1000.0,
             hf,
-            s["nodes_explored"],
-            s["pruned_infeasible"],
-            s["pruned_bound"],
-            s["evaluations"],
+            s["nodes_explored"].as_u64().unwrap_or(0),
+            s["pruned_infeasible"].as_u64().unwrap_or(0),
+            s["pruned_bound"].as_u64().unwrap_or(0),
+            s["evaluations"].as_u64().unwrap_or(0),
             s["full_space"].as_f64().unwrap_or(0.0)
         );
     }

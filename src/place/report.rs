@@ -40,7 +40,7 @@ fn score_line(s: &Score) -> String {
 }
 
 fn diff_line(d: &Difference) -> String {
-    format!("{} {} -> {}", d.measure, num(d.best), num(d.other))
+    format!("{} {} against {}", d.measure, num(d.best), num(d.other))
 }
 
 fn num(x: f64) -> String {
@@ -156,7 +156,11 @@ pub fn text(o: &Outcome) -> String {
             let _ = writeln!(out, "  the runner-up scores the same on every measure");
         } else {
             let d: Vec<String> = o.runner_up_gives_up.iter().map(diff_line).collect();
-            let _ = writeln!(out, "  the runner-up gives up: {}", d.join("; "));
+            let _ = writeln!(
+                out,
+                "  the runner-up gives up (best against runner-up): {}",
+                d.join("; ")
+            );
         }
     } else {
         let _ = writeln!(out, "  it is the only placement that passes check");
@@ -193,7 +197,7 @@ pub fn text(o: &Outcome) -> String {
                 );
             } else {
                 let d: Vec<String> = v.gains.iter().map(diff_line).collect();
-                let _ = writeln!(out, "  the optimum gains: {}", d.join("; "));
+                let _ = writeln!(out, "  the optimum against it: {}", d.join("; "));
             }
         }
     }
