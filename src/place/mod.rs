@@ -748,6 +748,9 @@ struct Search<'p, 'a> {
     failures: Vec<Constraint>,
     /// Card placements every scored candidate shares.
     common: Option<Vec<SlotPick>>,
+    /// Bound of the current card assignment with every reachable bay filled (see
+    /// `full_bound`); infinite where it does not apply.
+    full_ub: f64,
 }
 
 /// The state of one branch: option set, cards placed, drives placed.
@@ -781,6 +784,47 @@ impl<'p, 'a> Search<'p, 'a> {
         eval::evaluate(self.prob.catalog, "candidate.toml", &text).ok()
     }
 
+    /// An upper bound on every placement of the drives below these cards: the weighted
+    /// aggregate of the build with every reachable bay filled. Max-flow only grows as
+    /// sources are added, so no subset of those bays does better. It applies where each
+    /// bay takes one drive part of the list (NVMe drives and SAS drives, say); otherwise
+    /// the bound is infinite.
+    fn full_bound(&mut self, space: &Space, live: &[bool], part: &Partial) -> f64 {
+        let mut bays = Vec::new();
+        for (g, l) in space.groups.iter().zip(live) {
+            let fits: Vec<&PartSpec> = self
+                .prob
+                .drives
+                .iter()
+                .map(|(p, _)| p)
+                .filter(|p| drive_fits(p, g))
+                .collect();
+            match (l, fits.as_slice()) {
+                (false, _) | (_, []) => {}
+                (true, [p]) => bays.push(BayPick {
+                    bays: compress(&g.bays),
+                    part: p.id.clone(),
+                }),
+                _ => return f64::INFINITY,
+            }
+        }
+        let full = Partial {
+            slots: part.slots.clone(),
+            bays,
+            remaining: Vec::new(),
+        };
+        let pl = self.placement(space, &full);
+        let Some(e) = self.evaluate(&pl) else {
+            return f64::INFINITY;
+        };
+        if e.flow.is_none() {
+            return f64::INFINITY;
+        }
+        let m = eval::measures(&e);
+        let (wr, ww, _) = self.prob.objective.weights();
+        wr * m.read_gbs + ww * m.write_gbs
+    }
+
     fn fail(&mut self, c: Constraint) {
         if !self.failures.contains(&c) {
             self.failures.push(c);
@@ -807,7 +851,7 @@ impl<'p, 'a> Search<'p, 'a> {
                 ur += p.read_gbs * n as f64;
                 uw += p.write_gbs * n as f64;
             }
-            let ub = wr * ur + ww * uw;
+            let ub = (wr * ur + ww * uw).min(self.full_ub);
             if q(ub) < q(thr) {
                 self.stats.pruned_bound += 1;
                 return None;
@@ -1036,7 +1080,16 @@ impl<'p, 'a> Search<'p, 'a> {
                 }
                 return;
             }
+            self.full_ub = self.full_bound(space, &live, &part);
+            if let Some(thr) = self.threshold()
+                && q(self.full_ub) < q(thr)
+            {
+                self.stats.nodes_explored += 1;
+                self.stats.pruned_bound += 1;
+                return;
+            }
             self.drives(space, &live, 0, part);
+            self.full_ub = f64::INFINITY;
             return;
         }
         let (pi, cands) = &order[k];
@@ -1215,6 +1268,7 @@ pub fn place(catalog: &Catalog, req: &Request) -> Result<Outcome, RequestError> 
         stats: Stats::default(),
         failures: Vec::new(),
         common: None,
+        full_ub: f64::INFINITY,
     };
     for opts in &prob.option_sets {
         s.stats.option_sets += 1;
