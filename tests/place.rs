@@ -151,6 +151,37 @@ fn r740xd_review_extenders_in_slots_1_4_8() {
     assert!(v.gains.is_empty(), "{:?}", v.gains);
 }
 
+/// The issue's parts list: the review's cards and NVMe drives, no SAS drives.
+#[test]
+fn r740xd_issue_parts_list() {
+    let cat = Catalog::builtin().unwrap();
+    let parts: Vec<(String, usize)> = [
+        ("micron-9300-pro-3.84tb", 12),
+        ("perc-h740p-mini", 1),
+        ("boss-s1", 1),
+        ("broadcom-57414-rndc", 1),
+        ("dell-nvme-extender-bridge", 3),
+    ]
+    .iter()
+    .map(|(p, n)| (p.to_string(), *n))
+    .collect();
+    let o = place::place(&cat, &request("r740xd", &parts, &[])).unwrap();
+    let best = o.best().unwrap();
+    assert_eq!(best.placement.options["front"], "12nvme-12sas");
+    assert_eq!(
+        slots_of(&best.placement, "dell-nvme-extender-bridge"),
+        ["slot1", "slot4", "slot8"]
+    );
+    // 12 drives at their spec, 3.50 GB/s each: nothing shared binds.
+    assert!(
+        (best.score.read_gbs - 42.0).abs() < 0.005,
+        "{}",
+        best.score.read_gbs
+    );
+    assert_eq!(best.binding.kind, "drives");
+    assert_all_pass_check(&cat, &o);
+}
+
 #[test]
 fn examples_placed_at_least_as_well_as_reviewed() {
     let cat = Catalog::builtin().unwrap();
