@@ -232,6 +232,11 @@ pub fn build_toml(
     out
 }
 
+/// Bay numbers as a build file's `bays` value (`0-3,8`).
+pub fn bay_list(v: &[u16]) -> String {
+    plan::instantiate::compress_ranges(v).replace(", ", ",")
+}
+
 fn toml_key(k: &str) -> String {
     if !k.is_empty()
         && k.chars()

@@ -735,7 +735,7 @@ fn merge_bays(drives: &[(PartSpec, usize)], picks: &[BayPick]) -> Vec<BayPick> {
 }
 
 fn compress(v: &[u16]) -> String {
-    crate::plan::instantiate::compress_ranges(v).replace(", ", ",")
+    eval::bay_list(v)
 }
 
 // ------------------------------------------------------------------ branch and bound
