@@ -14,6 +14,7 @@ pub mod host;
 pub mod learn;
 pub mod outfile;
 pub mod pcie;
+pub mod place;
 pub mod plan;
 pub mod platform;
 pub mod probe;

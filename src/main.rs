@@ -25,6 +25,8 @@ enum Command {
     Show(cmd::plan::ShowArgs),
     /// Check a build file: findings, lane budget; exit 1 on errors, 2 on unreadable input.
     Check(cmd::plan::CheckArgs),
+    /// The best options, slots and bays for a parts list, proven optimal (branch and bound).
+    Place(cmd::place::PlaceArgs),
     /// The chassis front and rear as a person sees them: bays, sockets, paths, slots
     /// (terminal picture, --svg, --json).
     Bays(cmd::bays::BaysArgs),
@@ -59,6 +61,7 @@ fn main() -> ExitCode {
         Command::Parts(a) => cmd::plan::parts(&a, &cli.catalog),
         Command::Show(a) => cmd::plan::show(&a, &cli.catalog),
         Command::Check(a) => cmd::plan::check(&a, &cli.catalog),
+        Command::Place(a) => cmd::place::run(&a, &cli.catalog),
         Command::Bays(a) => cmd::bays::bays(&a, &cli.catalog),
         Command::Flow(a) => cmd::flow::flow(&a, &cli.catalog),
         Command::Dot(a) => cmd::flow::dot(&a, &cli.catalog),

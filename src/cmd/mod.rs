@@ -4,6 +4,7 @@ pub mod audit;
 pub mod bays;
 pub mod flow;
 pub mod learn;
+pub mod place;
 pub mod plan;
 pub mod probe;
 

@@ -1,0 +1,186 @@
+//! `laneplan place` benchmark (`cargo bench --bench place`): each example build's parts list
+//! placed by the release binary, whole process, with proof of optimality (the search ends
+//! with every branch explored or cut by `check` or the bound), once with the example's
+//! options fixed and once with `--any-option`; plus a parts list that cannot fit. Reports the
+//! median wall time of 15 runs per case (and hyperfine's mean where hyperfine is installed),
+//! nodes explored against the full space. Target: every median under 1 s; exits non-zero when
+//! one is missed. Under `cargo test` (no `--bench`), one run per case checks the answers.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `place` arguments for an example build: its platform, options and parts list.
+fn case(path: &Path, any_option: bool) -> Vec<String> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let v: toml::Table = toml::from_str(&text).unwrap();
+    let mut parts: Vec<(String, usize)> = Vec::new();
+    let mut add = |id: &str, n: usize| match parts.iter_mut().find(|(p, _)| p == id) {
+        Some(x) => x.1 += n,
+        None => parts.push((id.to_string(), n)),
+    };
+    for s in v
+        .get("slot")
+        .and_then(|x| x.as_array())
+        .into_iter()
+        .flatten()
+    {
+        add(s["part"].as_str().unwrap(), 1);
+    }
+    for b in v
+        .get("bay")
+        .and_then(|x| x.as_array())
+        .into_iter()
+        .flatten()
+    {
+        let n = laneplan::platform::schema::parse_bay_list(b["bays"].as_str().unwrap())
+            .unwrap()
+            .len();
+        add(b["part"].as_str().unwrap(), n);
+    }
+    let mut args = vec![
+        "place".to_string(),
+        v["platform"].as_str().unwrap().to_string(),
+    ];
+    for (p, n) in parts {
+        args.push("--part".into());
+        args.push(format!("{p}={n}"));
+    }
+    if any_option {
+        args.push("--any-option".into());
+    } else if let Some(o) = v.get("options").and_then(|o| o.as_table()) {
+        for (k, val) in o {
+            args.push("--option".into());
+            args.push(format!("{k}={}", val.as_str().unwrap()));
+        }
+    }
+    args
+}
+
+fn run(exe: &str, args: &[String]) -> (Duration, i32, serde_json::Value) {
+    let t = Instant::now();
+    let out = Command::new(exe).args(args).arg("--json").output().unwrap();
+    let d = t.elapsed();
+    let v = serde_json::from_slice(&out.stdout).unwrap_or(serde_json::Value::Null);
+    (d, out.status.code().unwrap_or(-1), v)
+}
+
+fn main() {
+    let bench = std::env::args().any(|a| a == "--bench");
+    let exe = env!("CARGO_BIN_EXE_laneplan");
+    let mut examples: Vec<PathBuf> = std::fs::read_dir(root().join("examples"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    examples.sort();
+    let mut cases: Vec<(String, Vec<String>, bool)> = Vec::new();
+    for p in &examples {
+        let name = p.file_stem().unwrap().to_string_lossy().into_owned();
+        cases.push((format!("{name} (options fixed)"), case(p, false), true));
+        cases.push((format!("{name} (--any-option)"), case(p, true), true));
+    }
+    cases.push((
+        "25 x Micron 9300 in an R740xd (cannot fit)".into(),
+        [
+            "place",
+            "r740xd",
+            "--part",
+            "micron-9300-pro-3.84tb=25",
+            "--any-option",
+        ]
+        .map(String::from)
+        .to_vec(),
+        false,
+    ));
+    let hyperfine = bench
+        && Command::new("hyperfine")
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success());
+    let runs = if bench { 15 } else { 1 };
+    println!(
+        "laneplan place, release binary, whole process: median of {runs} run(s){}",
+        if hyperfine {
+            "; hyperfine mean beside it"
+        } else {
+            ""
+        }
+    );
+    println!(
+        "  {:<50} {:>9} {:>10} {:>7} {:>6} {:>6} {:>8} {:>16}",
+        "case", "median ms", "hyperfine", "nodes", "cut-ck", "cut-bd", "planner", "full space"
+    );
+    let mut worst = Duration::ZERO;
+    for (name, args, feasible) in &cases {
+        let mut times = Vec::new();
+        let mut last = serde_json::Value::Null;
+        for _ in 0..runs {
+            let (d, code, v) = run(exe, args);
+            assert_eq!(code, if *feasible { 0 } else { 1 }, "{name}: {v}");
+            assert_eq!(v["proven_optimal"], *feasible, "{name}");
+            if !feasible {
+                assert!(!v["infeasible"].as_array().unwrap().is_empty(), "{name}");
+            }
+            times.push(d);
+            last = v;
+        }
+        times.sort();
+        let median = times[times.len() / 2];
+        worst = worst.max(median);
+        let hf = if hyperfine {
+            let mut cmd = vec![exe.to_string()];
+            cmd.extend(args.iter().map(|a| format!("'{a}'")));
+            let out = Command::new("hyperfine")
+                .args([
+                    "--warmup",
+                    "2",
+                    "--runs",
+                    "15",
+                    "-N",
+                    "-i",
+                    "--export-json",
+                    "/dev/stdout",
+                    "--style",
+                    "none",
+                ])
+                .arg(cmd.join(" "))
+                .output()
+                .unwrap();
+            // hyperfine prints its JSON export on stdout after its summary lines.
+            let text = String::from_utf8_lossy(&out.stdout);
+            let start = text.find('{').unwrap_or(0);
+            serde_json::from_str::<serde_json::Value>(&text[start..])
+                .ok()
+                .and_then(|v| v["results"][0]["mean"].as_f64())
+                .map(|m| format!("{:.1}", m * 1000.0))
+                .unwrap_or_else(|| "-".into())
+        } else {
+            "-".into()
+        };
+        let s = &last["stats"];
+        println!(
+            "  {:<50} {:>9.1} {:>10} {:>7} {:>6} {:>6} {:>8} {:>16.0}",
+            name,
+            median.as_secs_f64() * 1000.0,
+            hf,
+            s["nodes_explored"].as_u64().unwrap_or(0),
+            s["pruned_infeasible"].as_u64().unwrap_or(0),
+            s["pruned_bound"].as_u64().unwrap_or(0),
+            s["evaluations"].as_u64().unwrap_or(0),
+            s["full_space"].as_f64().unwrap_or(0.0)
+        );
+    }
+    println!(
+        "worst median {:.1} ms (target < 1000 ms)",
+        worst.as_secs_f64() * 1000.0
+    );
+    if bench && worst >= Duration::from_secs(1) {
+        eprintln!("target missed");
+        std::process::exit(1);
+    }
+}

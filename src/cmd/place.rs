@@ -1,0 +1,95 @@
+//! `place`: argument struct and printing; the search is `laneplan::place`.
+
+use clap::Args;
+use laneplan::place::{self, Objective, Request, parse_part_arg, report};
+use miette::{IntoDiagnostic, Result, miette};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[derive(Args, Debug)]
+pub struct PlaceArgs {
+    /// Platform id (see `laneplan platforms`).
+    pub platform: String,
+    /// A part to place, `ID` or `ID=COUNT` (repeatable; see `laneplan parts`).
+    #[arg(long = "part", value_name = "ID[=COUNT]", value_parser = parse_part_arg, required = true)]
+    pub parts: Vec<(String, usize)>,
+    /// Fix a platform option, e.g. `front=12nvme-12sas` (repeatable). Options not fixed take
+    /// their defaults unless --any-option.
+    #[arg(long = "option", value_name = "KEY=VALUE", value_parser = super::plan::parse_kv)]
+    pub options: Vec<(String, String)>,
+    /// Search every value of the options not fixed with --option.
+    #[arg(long)]
+    pub any_option: bool,
+    /// What the score maximises first (docs/place.md).
+    #[arg(long, default_value = "read", value_parser = parse_objective)]
+    pub objective: Objective,
+    /// A slot that must stay empty (repeatable).
+    #[arg(long, value_name = "SLOT")]
+    pub keep_free: Vec<String>,
+    /// How many distinct placements to list, best first.
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u16).range(1..=100))]
+    pub top: u16,
+    /// Print JSON (schema: docs/place.md).
+    #[arg(long)]
+    pub json: bool,
+    /// Write the best placement as a build file (atomically: a temporary file, then rename).
+    #[arg(short = 'o', long = "output", value_name = "BUILD.toml")]
+    pub output: Option<PathBuf>,
+}
+
+fn parse_objective(s: &str) -> std::result::Result<Objective, String> {
+    s.parse()
+}
+
+pub fn run(args: &PlaceArgs, cat: &super::plan::CatalogArgs) -> Result<ExitCode> {
+    let catalog = cat.load()?;
+    let req = Request {
+        platform: args.platform.clone(),
+        parts: args.parts.clone(),
+        options: args.options.clone(),
+        any_option: args.any_option,
+        objective: args.objective,
+        keep_free: args.keep_free.clone(),
+        top: args.top as usize,
+    };
+    let outcome = place::place(&catalog, &req).map_err(|e| match &e.help {
+        Some(h) => miette!(help = h.clone(), "{}", e.message),
+        None => miette!("{}", e.message),
+    })?;
+    if let (Some(path), Some(text)) = (&args.output, outcome.best_toml()) {
+        write_atomic(path, &text)?;
+    }
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&report::json(&outcome)).into_diagnostic()?
+        );
+    } else {
+        print!("{}", report::text(&outcome));
+        if let (Some(path), Some(_)) = (&args.output, outcome.best()) {
+            println!("\nWrote {}", path.display());
+        }
+    }
+    Ok(if outcome.best().is_some() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// Writes through a temporary file in the same directory, then renames it into place.
+fn write_atomic(path: &Path, text: &str) -> Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)
+        .map_err(|e| miette!("cannot write {}: {e}", path.display()))?;
+    use std::io::Write;
+    tmp.write_all(text.as_bytes())
+        .and_then(|_| tmp.as_file().sync_all())
+        .map_err(|e| miette!("cannot write {}: {e}", path.display()))?;
+    tmp.persist(path)
+        .map_err(|e| miette!("cannot write {}: {}", path.display(), e.error))?;
+    Ok(())
+}

@@ -1,0 +1,230 @@
+//! Text and JSON for a placement outcome (schema: docs/place.md, docs/JSON.md).
+
+use super::{Candidate, Difference, Outcome, Placement, Score};
+use serde_json::{Value, json};
+use std::fmt::Write;
+
+pub const SCHEMA_VERSION: u32 = 1;
+
+fn placement_lines(out: &mut String, p: &Placement, indent: &str) {
+    if !p.options.is_empty() {
+        let o: Vec<String> = p.options.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let _ = writeln!(out, "{indent}options  {}", o.join(" "));
+    }
+    for s in &p.slots {
+        let _ = writeln!(out, "{indent}slot     {:<10} {}", s.slot, s.part);
+    }
+    for b in &p.bays {
+        let _ = writeln!(out, "{indent}bays     {:<10} {}", b.bays, b.part);
+    }
+}
+
+fn score_line(s: &Score) -> String {
+    let numa: Vec<String> = s
+        .numa
+        .iter()
+        .map(|n| format!("node {} {:.2}", n.numa_node, n.gbs))
+        .collect();
+    format!(
+        "value {:.2}; read {:.2} GB/s, write {:.2} GB/s; NUMA imbalance {:.2} GB/s ({}); oversubscription {:.2}:1; free slot lanes {}; options off default {}; vendor distance {}",
+        s.value,
+        s.read_gbs,
+        s.write_gbs,
+        s.numa_imbalance_gbs,
+        numa.join(", "),
+        s.oversubscription,
+        s.free_slot_lanes,
+        s.non_default_options,
+        s.vendor_distance
+    )
+}
+
+fn diff_line(d: &Difference) -> String {
+    format!("{} {} against {}", d.measure, num(d.best), num(d.other))
+}
+
+fn num(x: f64) -> String {
+    if x.fract() == 0.0 && x.abs() < 1e9 {
+        format!("{x:.0}")
+    } else {
+        format!("{x:.2}")
+    }
+}
+
+fn why(c: &Candidate) -> String {
+    let b = &c.binding;
+    if b.kind == "drives" {
+        let ml = b
+            .most_loaded
+            .as_ref()
+            .map(|(l, r)| format!("; the most loaded shared element is {l} at {r:.2}:1"))
+            .unwrap_or_default();
+        format!(
+            "{}: every drive reaches its own ceiling ({:.2} of {:.2} GB/s offered): no shared element binds{ml}",
+            b.direction, b.ceiling_gbs, b.demand_gbs
+        )
+    } else {
+        let more = if b.elements.len() > 3 {
+            format!(" and {} more", b.elements.len() - 3)
+        } else {
+            String::new()
+        };
+        format!(
+            "{}: {:.2} of {:.2} GB/s offered; bound by {}{more}",
+            b.direction,
+            b.ceiling_gbs,
+            b.demand_gbs,
+            b.elements[..b.elements.len().min(3)].join(", ")
+        )
+    }
+}
+
+/// The human report.
+pub fn text(o: &Outcome) -> String {
+    let mut out = String::new();
+    let parts: Vec<String> = o.parts.iter().map(|(p, n)| format!("{n} x {p}")).collect();
+    let _ = writeln!(
+        out,
+        "Placing on {} ({}), objective {}: {}",
+        o.platform_name,
+        o.platform,
+        o.objective.name(),
+        parts.join(", ")
+    );
+    let s = &o.stats;
+    let _ = writeln!(
+        out,
+        "Search: {} option set(s), {} nodes explored, {} cut as infeasible, {} cut by the bound, {} complete candidates scored ({} planner runs); full space {:.0} assignments",
+        s.option_sets,
+        s.nodes_explored,
+        s.pruned_infeasible,
+        s.pruned_bound,
+        s.leaves,
+        s.evaluations,
+        s.full_space
+    );
+    let Some(best) = o.best() else {
+        let _ = writeln!(out, "\nNothing fits. Constraints that fail:");
+        for c in o.infeasible.iter().take(10) {
+            let opts: Vec<String> = c.options.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            let _ = writeln!(
+                out,
+                "  [{}] {}{}",
+                c.code,
+                if opts.is_empty() {
+                    String::new()
+                } else {
+                    format!("with {}: ", opts.join(" "))
+                },
+                c.message
+            );
+        }
+        if o.infeasible.len() > 10 {
+            let _ = writeln!(
+                out,
+                "  ... and {} more (--json lists all)",
+                o.infeasible.len() - 10
+            );
+        }
+        return out;
+    };
+    let _ = writeln!(out, "\nBest placement (proven optimal):");
+    placement_lines(&mut out, &best.placement, "  ");
+    let _ = writeln!(out, "  score    {}", score_line(&best.score));
+    let _ = writeln!(out, "\nWhy it wins:");
+    let _ = writeln!(out, "  {}", why(best));
+    if !o.common_slots.is_empty() {
+        let c: Vec<String> = o
+            .common_slots
+            .iter()
+            .map(|x| format!("{} in {}", x.part, x.slot))
+            .collect();
+        let _ = writeln!(
+            out,
+            "  forced: all {} scored candidates{} put {}",
+            o.stats.leaves,
+            if o.stats.pruned_bound == 0 {
+                " (every placement that passes check)"
+            } else {
+                ""
+            },
+            c.join(", ")
+        );
+    }
+    if o.ranked.len() > 1 || !o.runner_up_gives_up.is_empty() {
+        if o.runner_up_gives_up.is_empty() {
+            let _ = writeln!(out, "  the runner-up scores the same on every measure");
+        } else {
+            let d: Vec<String> = o.runner_up_gives_up.iter().map(diff_line).collect();
+            let _ = writeln!(
+                out,
+                "  the runner-up gives up (best against runner-up): {}",
+                d.join("; ")
+            );
+        }
+    } else {
+        let _ = writeln!(out, "  it is the only placement that passes check");
+    }
+    for w in &best.warnings {
+        let _ = writeln!(out, "  warning {w}");
+    }
+    if o.ranked.len() > 1 {
+        let _ = writeln!(out, "\nTop {}:", o.ranked.len());
+        for (i, c) in o.ranked.iter().enumerate() {
+            let _ = writeln!(out, "  #{} {}", i + 1, score_line(&c.score));
+            placement_lines(&mut out, &c.placement, "     ");
+        }
+    }
+    if let Some(v) = &o.vendor {
+        let _ = writeln!(
+            out,
+            "\nVendor order (card priority lists, then slot order; bays in number order):"
+        );
+        if let Some(p) = &v.placement {
+            placement_lines(&mut out, p, "  ");
+        }
+        if let Some(sc) = &v.score {
+            let _ = writeln!(out, "  score    {}", score_line(sc));
+        }
+        for e in &v.errors {
+            let _ = writeln!(out, "  error {e}");
+        }
+        if v.score.is_some() {
+            if v.gains.is_empty() {
+                let _ = writeln!(
+                    out,
+                    "  the optimum gains nothing over it: it is optimal too"
+                );
+            } else {
+                let d: Vec<String> = v.gains.iter().map(diff_line).collect();
+                let _ = writeln!(out, "  the optimum against it: {}", d.join("; "));
+            }
+        }
+    }
+    out
+}
+
+/// The JSON document.
+pub fn json(o: &Outcome) -> Value {
+    let parts: Vec<Value> = o
+        .parts
+        .iter()
+        .map(|(p, n)| json!({"part": p, "count": n}))
+        .collect();
+    json!({
+        "schema_version": SCHEMA_VERSION,
+        "platform": o.platform,
+        "platform_name": o.platform_name,
+        "objective": o.objective,
+        "parts": parts,
+        "proven_optimal": !o.ranked.is_empty(),
+        "stats": o.stats,
+        "best": o.best(),
+        "build_toml": o.best_toml(),
+        "ranked": o.ranked,
+        "runner_up_gives_up": o.runner_up_gives_up,
+        "vendor": o.vendor,
+        "infeasible": o.infeasible,
+        "common_slots": o.common_slots,
+    })
+}

@@ -1,0 +1,349 @@
+//! `place` on the reviewed builds: each example's parts list placed, the optimum proven and
+//! explained, compared with the example's own placement; every result passes `check`.
+
+use laneplan::place::{self, BayPick, Objective, Placement, Request, SlotPick};
+use laneplan::plan;
+use laneplan::platform::Catalog;
+use laneplan::platform::schema::{BuildFile, parse_bay_list};
+use laneplan::source::{SourceFile, parse_toml};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// An example build: its platform, options, placement and parts list (in file order).
+fn example(name: &str) -> (String, Placement, Vec<(String, usize)>) {
+    let path = root().join("examples").join(name);
+    let file = SourceFile::new(name, std::fs::read_to_string(path).unwrap());
+    let b: BuildFile = parse_toml(&file).unwrap();
+    let mut parts: Vec<(String, usize)> = Vec::new();
+    let mut add = |id: &str, n: usize| match parts.iter_mut().find(|(p, _)| p == id) {
+        Some(x) => x.1 += n,
+        None => parts.push((id.to_string(), n)),
+    };
+    let mut slots = Vec::new();
+    for s in &b.slots {
+        add(s.part.get_ref(), 1);
+        slots.push(SlotPick {
+            slot: s.slot.get_ref().clone(),
+            part: s.part.get_ref().clone(),
+        });
+    }
+    let mut bays = Vec::new();
+    for x in &b.bays {
+        add(
+            x.part.get_ref(),
+            parse_bay_list(x.bays.get_ref()).unwrap().len(),
+        );
+        bays.push(BayPick {
+            bays: x.bays.get_ref().clone(),
+            part: x.part.get_ref().clone(),
+        });
+    }
+    slots.sort();
+    let options: BTreeMap<String, String> = b
+        .options
+        .iter()
+        .map(|(k, v)| (k.clone(), v.get_ref().clone()))
+        .collect();
+    (
+        b.platform.get_ref().clone(),
+        Placement {
+            options,
+            slots,
+            bays,
+        },
+        parts,
+    )
+}
+
+fn request(platform: &str, parts: &[(String, usize)], options: &[(&str, &str)]) -> Request {
+    Request {
+        platform: platform.into(),
+        parts: parts.to_vec(),
+        options: options
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+        any_option: options.is_empty(),
+        objective: Objective::Read,
+        keep_free: Vec::new(),
+        top: 3,
+    }
+}
+
+/// Every ranked placement passes `check` with 0 errors.
+fn assert_all_pass_check(cat: &Catalog, o: &place::Outcome) {
+    for c in &o.ranked {
+        let text = c.placement.to_toml(&o.platform, "ranked");
+        let file = SourceFile::new("ranked.toml", text);
+        let b: BuildFile = parse_toml(&file).unwrap();
+        let r = plan::check_build(cat, &b, file).unwrap();
+        let errors: Vec<_> = r
+            .findings
+            .iter()
+            .filter(|f| f.severity == laneplan::finding::Severity::Error)
+            .collect();
+        assert!(errors.is_empty(), "{errors:?}");
+    }
+}
+
+fn slots_of<'a>(p: &'a Placement, part: &str) -> Vec<&'a str> {
+    p.slots
+        .iter()
+        .filter(|s| s.part == part)
+        .map(|s| s.slot.as_str())
+        .collect()
+}
+
+#[test]
+fn r740xd_review_extenders_in_slots_1_4_8() {
+    let cat = Catalog::builtin().unwrap();
+    let (platform, ex, parts) = example("r740xd-12nvme-micron9300.toml");
+    // Any option: the search must find the front option too.
+    let o = place::place(&cat, &request(&platform, &parts, &[])).unwrap();
+    let best = o.best().expect("the reviewed parts fit");
+    assert_eq!(best.placement.options["front"], "12nvme-12sas");
+    assert_eq!(
+        slots_of(&best.placement, "dell-nvme-extender-bridge"),
+        ["slot1", "slot4", "slot8"]
+    );
+    assert_eq!(slots_of(&best.placement, "perc-h740p-mini"), ["mini-perc"]);
+    assert_eq!(slots_of(&best.placement, "broadcom-57414-rndc"), ["rndc"]);
+    // The review's BOSS slot: every free x8 slot scores the same; the vendor order breaks
+    // the tie.
+    assert_eq!(slots_of(&best.placement, "boss-s1"), ["slot2"]);
+    assert!(
+        (best.score.read_gbs - 48.80).abs() < 0.005,
+        "{}",
+        best.score.read_gbs
+    );
+    // Explained: the extenders are forced (every scored candidate has them there), and the
+    // runner-up differs only in the vendor order.
+    for s in ["slot1", "slot4", "slot8"] {
+        assert!(o.common_slots.contains(&SlotPick {
+            slot: s.into(),
+            part: "dell-nvme-extender-bridge".into()
+        }));
+    }
+    let gives_up: Vec<&str> = o.runner_up_gives_up.iter().map(|d| d.measure).collect();
+    assert_eq!(gives_up, ["distance from the vendor order"]);
+    // Read is bound by the PERC with its 12 SAS SSDs, as check says (LP0205).
+    assert_eq!(best.binding.kind, "elements");
+    assert!(
+        best.binding.elements[0].contains("PERC H740P"),
+        "{:?}",
+        best.binding
+    );
+    // The review's own placement scores exactly as the optimum.
+    let mine = place::score_placement(&cat, &request(&platform, &parts, &[]), &ex)
+        .unwrap()
+        .unwrap();
+    assert_eq!(mine.key(), best.score.key());
+    assert_eq!(o.stats.pruned_bound, 0);
+    assert!(o.stats.nodes_explored > 0 && (o.stats.nodes_explored as f64) < o.stats.full_space);
+    assert_all_pass_check(&cat, &o);
+    // Vendor order (the option's extender slots, then the priority lists) is optimal too.
+    let v = o.vendor.as_ref().unwrap();
+    assert!(v.errors.is_empty(), "{:?}", v.errors);
+    assert!(v.gains.is_empty(), "{:?}", v.gains);
+}
+
+/// The issue's parts list: the review's cards and NVMe drives, no SAS drives.
+#[test]
+fn r740xd_issue_parts_list() {
+    let cat = Catalog::builtin().unwrap();
+    let parts: Vec<(String, usize)> = [
+        ("micron-9300-pro-3.84tb", 12),
+        ("perc-h740p-mini", 1),
+        ("boss-s1", 1),
+        ("broadcom-57414-rndc", 1),
+        ("dell-nvme-extender-bridge", 3),
+    ]
+    .iter()
+    .map(|(p, n)| (p.to_string(), *n))
+    .collect();
+    let o = place::place(&cat, &request("r740xd", &parts, &[])).unwrap();
+    let best = o.best().unwrap();
+    assert_eq!(best.placement.options["front"], "12nvme-12sas");
+    assert_eq!(
+        slots_of(&best.placement, "dell-nvme-extender-bridge"),
+        ["slot1", "slot4", "slot8"]
+    );
+    // 12 drives at their spec, 3.50 GB/s each: nothing shared binds.
+    assert!(
+        (best.score.read_gbs - 42.0).abs() < 0.005,
+        "{}",
+        best.score.read_gbs
+    );
+    assert_eq!(best.binding.kind, "drives");
+    assert_all_pass_check(&cat, &o);
+}
+
+#[test]
+fn examples_placed_at_least_as_well_as_reviewed() {
+    let cat = Catalog::builtin().unwrap();
+    for name in [
+        "r7415-4nvme-4sas.toml",
+        "r7415-24nvme-switched.toml",
+        "r6525-micron9300.toml",
+        "r6525-pe8010-gen3-backplane.toml",
+        "r6525-pe8010-gen4-kit.toml",
+        "r740xd-4x-pm1725-plx.toml",
+    ] {
+        let (platform, ex, parts) = example(name);
+        let opts: Vec<(&str, &str)> = ex
+            .options
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        for fixed in [true, false] {
+            let req = request(&platform, &parts, if fixed { &opts } else { &[] });
+            let o = place::place(&cat, &req).unwrap();
+            let best = o
+                .best()
+                .unwrap_or_else(|| panic!("{name}: {:?}", o.infeasible));
+            let theirs = place::score_placement(&cat, &req, &ex).unwrap().unwrap();
+            assert!(
+                best.score.key() >= theirs.key(),
+                "{name}: optimum {:?} below the example {:?}",
+                best.score,
+                theirs
+            );
+            assert_all_pass_check(&cat, &o);
+        }
+    }
+}
+
+#[test]
+fn r7415_spreads_nvme_over_dies() {
+    let cat = Catalog::builtin().unwrap();
+    let (platform, ex, parts) = example("r7415-4nvme-4sas.toml");
+    let req = request(&platform, &parts, &[("front", "12nvme-12sas")]);
+    let o = place::place(&cat, &req).unwrap();
+    let best = o.best().unwrap();
+    // Same ceilings as the example (every drive at its spec or its SAS lane): 18.00 read.
+    assert!((best.score.read_gbs - 18.0).abs() < 0.005);
+    // The example puts all four NVMe drives on die 0 beside the PERC; the optimum moves
+    // them to dies 1 and 2 (bays 4-7 and 8-11): a lower NUMA imbalance.
+    let theirs = place::score_placement(&cat, &req, &ex).unwrap().unwrap();
+    assert!(best.score.numa_imbalance_gbs + 1.0 < theirs.numa_imbalance_gbs);
+    let nvme = best
+        .placement
+        .bays
+        .iter()
+        .find(|b| b.part == "samsung-pm1725a-1.6tb")
+        .unwrap();
+    let bays = parse_bay_list(&nvme.bays).unwrap();
+    assert!(bays.iter().all(|&b| (4..12).contains(&b)), "{bays:?}");
+    // The vendor order fills bays 0-3 first: the optimum gains NUMA balance over it.
+    let v = o.vendor.as_ref().unwrap();
+    assert_eq!(v.placement.as_ref().unwrap().bays[0].bays, "0-3");
+    assert!(v.gains.iter().any(|g| g.measure == "NUMA imbalance"));
+}
+
+#[test]
+fn r6525_balances_sockets_and_keeps_default_backplane() {
+    let cat = Catalog::builtin().unwrap();
+    let (platform, _, parts) = example("r6525-micron9300.toml");
+    let o = place::place(&cat, &request(&platform, &parts, &[])).unwrap();
+    let best = o.best().unwrap();
+    // Gen3 drives gain nothing from the Gen4 kit: the default backplane stays.
+    assert_eq!(best.placement.options["backplane"], "gen3");
+    assert_eq!(best.placement.options["chassis"], "10x2.5-nvme");
+    assert!((best.score.read_gbs - 14.0).abs() < 0.005);
+    assert!(best.score.numa_imbalance_gbs < 0.005);
+    assert_eq!(best.placement.bays[0].bays, "0-1,5-6");
+    // Gen4 drives: the kit is worth it (26.00 read against 13.29).
+    let (platform, _, parts) = example("r6525-pe8010-gen4-kit.toml");
+    let o = place::place(&cat, &request(&platform, &parts, &[])).unwrap();
+    let best = o.best().unwrap();
+    assert_eq!(best.placement.options["backplane"], "gen4-kit");
+    assert!((best.score.read_gbs - 26.0).abs() < 0.005);
+}
+
+#[test]
+fn infeasible_names_the_constraint_fast() {
+    let cat = Catalog::builtin().unwrap();
+    let t = std::time::Instant::now();
+    let req = request("r740xd", &[("micron-9300-pro-3.84tb".into(), 25)], &[]);
+    let o = place::place(&cat, &req).unwrap();
+    assert!(o.best().is_none());
+    assert_eq!(o.infeasible.len(), 4);
+    let c = o
+        .infeasible
+        .iter()
+        .find(|c| c.options["front"] == "24nvme")
+        .unwrap();
+    assert_eq!(c.code, "bays");
+    assert!(c.message.contains("24 bays"), "{}", c.message);
+    // A missing controller: the SAS bays hang from an empty slot.
+    let req = request(
+        "r740xd",
+        &[
+            ("dell-nvme-extender-bridge".into(), 3),
+            ("micron-9300-pro-3.84tb".into(), 12),
+            ("toshiba-pm5-1.92tb".into(), 12),
+        ],
+        &[("front", "12nvme-12sas")],
+    );
+    let o = place::place(&cat, &req).unwrap();
+    assert!(o.best().is_none());
+    assert!(
+        o.infeasible
+            .iter()
+            .any(|c| c.code == "controller" && c.message.contains("mini-perc")),
+        "{:?}",
+        o.infeasible
+    );
+    assert!(t.elapsed().as_secs_f64() < 1.0, "{:?}", t.elapsed());
+}
+
+#[test]
+fn keep_free_and_bad_requests() {
+    let cat = Catalog::builtin().unwrap();
+    let (platform, _, parts) = example("r740xd-12nvme-micron9300.toml");
+    let mut req = request(&platform, &parts, &[("front", "12nvme-12sas")]);
+    req.keep_free = vec!["slot2".into(), "slot3".into()];
+    let o = place::place(&cat, &req).unwrap();
+    assert_eq!(slots_of(&o.best().unwrap().placement, "boss-s1"), ["slot5"]);
+    req.keep_free = vec!["slot99".into()];
+    assert!(place::place(&cat, &req).is_err());
+    let bad = request("r740xd", &[("no-such-part".into(), 1)], &[]);
+    assert_eq!(
+        place::place(&cat, &bad).unwrap_err().message,
+        "unknown part `no-such-part`"
+    );
+    let bad = request("r740xd", &[("boss-s1".into(), 1)], &[("front", "nope")]);
+    assert!(place::place(&cat, &bad).is_err());
+    assert!(place::place(&cat, &request("r9999", &[("boss-s1".into(), 1)], &[])).is_err());
+}
+
+#[test]
+fn objectives_change_the_answer() {
+    let cat = Catalog::builtin().unwrap();
+    // 13 Micron 9300 on the R740xd: only the switched 24 NVMe front takes them; read splits
+    // them 7 + 6 over the two uplinks.
+    let mut req = request("r740xd", &[("micron-9300-pro-3.84tb".into(), 13)], &[]);
+    let o = place::place(&cat, &req).unwrap();
+    let b = o.best().unwrap();
+    assert_eq!(b.placement.options["front"], "24nvme");
+    assert!(
+        (b.score.read_gbs - 25.99).abs() < 0.01,
+        "{}",
+        b.score.read_gbs
+    );
+    // Bays filled 7 + 6 first; 8 + 5 and beyond cannot beat it: the bound cuts them.
+    assert!(o.stats.pruned_bound > 0, "{:?}", o.stats);
+    let v = o.vendor.as_ref().unwrap();
+    assert_eq!(v.placement.as_ref().unwrap().bays[0].bays, "0-12");
+    assert!(v.score.as_ref().unwrap().read_gbs < b.score.read_gbs - 9.0);
+    req.objective = Objective::Write;
+    let w = place::place(&cat, &req).unwrap();
+    assert!((w.best().unwrap().score.value - w.best().unwrap().score.write_gbs).abs() < 1e-9);
+    req.objective = Objective::Balanced;
+    let bal = place::place(&cat, &req).unwrap();
+    assert!(bal.best().unwrap().score.value <= b.score.read_gbs);
+}

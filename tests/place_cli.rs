@@ -1,0 +1,180 @@
+//! `laneplan place` through the real binary: the reviewed R740xd parts list, text and JSON
+//! snapshots, `-o` output that `check` passes, the infeasible answer (exit 1) and usage
+//! errors (exit 2).
+
+use assert_cmd::Command;
+use std::path::PathBuf;
+use std::time::Instant;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn laneplan(args: &[&str]) -> (i32, String, String) {
+    let out = Command::cargo_bin("laneplan")
+        .unwrap()
+        .current_dir(root())
+        .env("NO_COLOR", "1")
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+const R740XD: &[&str] = &[
+    "place",
+    "r740xd",
+    "--part",
+    "dell-nvme-extender-bridge=3",
+    "--part",
+    "perc-h740p-mini",
+    "--part",
+    "broadcom-57414-rndc",
+    "--part",
+    "boss-s1",
+    "--part",
+    "micron-9300-pro-3.84tb=12",
+    "--part",
+    "toshiba-pm5-1.92tb=12",
+    "--any-option",
+];
+
+#[test]
+fn r740xd_text_and_json() {
+    let (code, text, err) = laneplan(R740XD);
+    assert_eq!(code, 0, "{err}");
+    assert!(text.contains("Best placement (proven optimal):"));
+    assert!(text.contains("slot     slot1      dell-nvme-extender-bridge"));
+    insta::assert_snapshot!("place-r740xd.txt", text);
+
+    let mut args = R740XD.to_vec();
+    args.push("--json");
+    let (code, out, err) = laneplan(&args);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["schema_version"], 1);
+    assert_eq!(v["proven_optimal"], true);
+    assert_eq!(v["best"]["placement"]["options"]["front"], "12nvme-12sas");
+    insta::assert_json_snapshot!("place-r740xd.json", v);
+}
+
+#[test]
+fn output_file_passes_check() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("build.toml");
+    let out_s = out.to_str().unwrap();
+    for example in ["r7415", "r6525"] {
+        let args: Vec<&str> = match example {
+            "r7415" => vec![
+                "place",
+                "r7415",
+                "--part",
+                "perc-h740p-mini",
+                "--part",
+                "samsung-pm1725a-1.6tb=4",
+                "--part",
+                "toshiba-pm5-1.92tb=4",
+                "--option",
+                "front=12nvme-12sas",
+                "-o",
+                out_s,
+            ],
+            _ => vec![
+                "place",
+                "r6525",
+                "--part",
+                "broadcom-57414-ocp3",
+                "--part",
+                "skhynix-pe8010-3.84tb=4",
+                "--any-option",
+                "--objective",
+                "balanced",
+                "-o",
+                out_s,
+            ],
+        };
+        let (code, text, err) = laneplan(&args);
+        assert_eq!(code, 0, "{err}");
+        assert!(text.contains(&format!("Wrote {out_s}")), "{text}");
+        let (code, check, err) = laneplan(&["check", out_s, "--no-tree"]);
+        assert_eq!(code, 0, "{check}{err}");
+        assert!(!check.contains("error["), "{check}");
+        // Only the file remains: the temporary file was renamed into place.
+        let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(names.len(), 1);
+    }
+    let written = std::fs::read_to_string(&out).unwrap();
+    assert!(written.contains("backplane = \"gen4-kit\""), "{written}");
+}
+
+#[test]
+fn infeasible_exits_1_with_the_constraint() {
+    let t = Instant::now();
+    let (code, text, _) = laneplan(&[
+        "place",
+        "r740xd",
+        "--part",
+        "micron-9300-pro-3.84tb=25",
+        "--any-option",
+    ]);
+    assert!(t.elapsed().as_secs_f64() < 1.0, "{:?}", t.elapsed());
+    assert_eq!(code, 1);
+    assert!(text.contains("Nothing fits. Constraints that fail:"));
+    assert!(
+        text.contains("[bays] with front=24nvme: 25 x Micron 9300 PRO 3.84 TB U.2 (NVMe 2.5\"): 25 drives, and these options have 24 bays that take them"),
+        "{text}"
+    );
+    insta::assert_snapshot!("place-infeasible.txt", text);
+    let (code, out, _) = laneplan(&[
+        "place",
+        "r740xd",
+        "--part",
+        "nvidia-v100-pcie-dw=4",
+        "--json",
+    ]);
+    assert_eq!(code, 1);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["proven_optimal"], false);
+    assert_eq!(v["best"], serde_json::Value::Null);
+    assert_eq!(v["infeasible"][0]["code"], "slots");
+    assert_eq!(v["infeasible"][0]["part"], "nvidia-v100-pcie-dw");
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    for args in [
+        vec!["place", "r740xd", "--part", "nope"],
+        vec!["place", "r9999", "--part", "boss-s1"],
+        vec!["place", "r740xd", "--part", "boss-s1=0"],
+        vec![
+            "place", "r740xd", "--part", "boss-s1", "--option", "front=x",
+        ],
+        vec![
+            "place",
+            "r740xd",
+            "--part",
+            "boss-s1",
+            "--keep-free",
+            "slot42",
+        ],
+        vec![
+            "place",
+            "r740xd",
+            "--part",
+            "boss-s1",
+            "--objective",
+            "fast",
+        ],
+        vec!["place", "r740xd"],
+    ] {
+        let (code, _, err) = laneplan(&args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(!err.is_empty());
+    }
+    let (_, _, err) = laneplan(&["place", "r740xd", "--part", "nope"]);
+    assert!(err.contains("unknown part `nope`"), "{err}");
+}
