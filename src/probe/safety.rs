@@ -232,6 +232,10 @@ impl Subject {
     }
 }
 
+/// Scans for a writer elsewhere, and the gap between them: only a lasting writer counts.
+const WRITER_SCANS: u32 = 3;
+const WRITER_SCAN_GAP: std::time::Duration = std::time::Duration::from_millis(100);
+
 /// How deep a loop device over a loop device over ... is followed.
 const MAX_DEPTH: u32 = 4;
 
@@ -592,9 +596,22 @@ impl SafetyChecker {
         out
     }
 
-    /// The first other process with the subject open for writing (`/proc/PID/fd` and
-    /// `fdinfo` flags), where /proc lets us see it.
+    /// Another process with the subject open for writing (`/proc/PID/fd` and `fdinfo`
+    /// flags), where /proc lets us see it. Tools open devices for a moment (losetup, blkid,
+    /// udev): a writer counts only when it is still there on three scans 100 ms apart.
     fn open_elsewhere(&self, subject: &Subject, shown: &str) -> Option<Refusal> {
+        let mut found = None;
+        for scan in 0..WRITER_SCANS {
+            if scan > 0 {
+                std::thread::sleep(WRITER_SCAN_GAP);
+            }
+            found = Some(self.writer(subject, shown)?);
+        }
+        found
+    }
+
+    /// One scan for [`Self::open_elsewhere`]: the first writer found.
+    fn writer(&self, subject: &Subject, shown: &str) -> Option<Refusal> {
         let me = std::process::id();
         let mut pids: Vec<u32> = std::fs::read_dir(&self.proc_root)
             .ok()?
