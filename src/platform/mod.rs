@@ -524,6 +524,23 @@ fn validate_platform(def: &PlatformFile, file: &SourceFile) -> Result<(), InputE
     if def.sockets.is_empty() {
         errors.push(file.error(def.id.span(), "a platform needs at least one [[socket]]"));
     }
+    // Bound the work below whatever the file says: every list at most once.
+    let groups: Vec<&BayGroupDef> = def
+        .bays
+        .iter()
+        .chain(
+            def.options
+                .iter()
+                .flat_map(|o| o.choices.iter().flat_map(|c| &c.bays)),
+        )
+        .collect();
+    if let Some(i) = over_total_bays(groups.iter().map(|g| g.bays.get_ref().as_str())) {
+        errors.push(file.error(
+            groups[i].bays.span(),
+            format!("the bay groups name more than {MAX_TOTAL_BAYS} bays"),
+        ));
+        return Err(InputErrors { errors });
+    }
 
     // Base ids: sockets, root complexes, slots, switches, built-ins share one namespace.
     let mut base = Declared::default();

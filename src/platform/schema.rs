@@ -584,10 +584,18 @@ pub struct BayFill {
     pub part: S<String>,
 }
 
-/// Parses `"0-11"`, `"3"`, `"0,2,4-6"` into bay numbers.
+/// The most bay numbers one list may name (every `u16`), and all the lists of one platform
+/// or build together: bounds on memory and time whatever a file says (`"0-65535"` repeated).
+pub const MAX_LIST_BAYS: usize = 1 << 16;
+pub const MAX_TOTAL_BAYS: usize = 1 << 20;
+
+/// Parses `"0-11"`, `"3"`, `"0,2,4-6"` into bay numbers (at most [`MAX_LIST_BAYS`]).
 pub fn parse_bay_list(s: &str) -> Result<Vec<u16>, String> {
     let mut out = Vec::new();
     for part in s.split(',').map(str::trim) {
+        if out.len() > MAX_LIST_BAYS {
+            break;
+        }
         if part.is_empty() {
             return Err(format!("empty item in bay list `{s}`"));
         }
@@ -604,12 +612,28 @@ pub fn parse_bay_list(s: &str) -> Result<Vec<u16>, String> {
             None => out.push(part.parse().map_err(|_| bad())?),
         }
     }
+    if out.len() > MAX_LIST_BAYS {
+        return Err(format!("bay list names more than {MAX_LIST_BAYS} bays"));
+    }
     Ok(out)
+}
+
+/// The first list (by position) at which the lists together name more than
+/// [`MAX_TOTAL_BAYS`] bays, if they do. Work is bounded by the limit, not the input.
+pub fn over_total_bays<'a>(lists: impl IntoIterator<Item = &'a str>) -> Option<usize> {
+    let mut total = 0usize;
+    for (i, l) in lists.into_iter().enumerate() {
+        total += parse_bay_list(l).map_or(0, |v| v.len());
+        if total > MAX_TOTAL_BAYS {
+            return Some(i);
+        }
+    }
+    None
 }
 
 #[cfg(test)]
 mod tests {
-    use super::parse_bay_list;
+    use super::{over_total_bays, parse_bay_list};
 
     #[test]
     fn bay_lists() {
@@ -618,5 +642,10 @@ mod tests {
         assert!(parse_bay_list("5-1").is_err());
         assert!(parse_bay_list("a").is_err());
         assert!(parse_bay_list("1,,2").is_err());
+        assert_eq!(parse_bay_list("0-65535").unwrap().len(), 65536);
+        assert!(parse_bay_list("0-65535,0").is_err());
+        let many = vec!["0-65535"; 17];
+        assert_eq!(over_total_bays(many.iter().copied()), Some(16));
+        assert_eq!(over_total_bays(many[..16].iter().copied()), None);
     }
 }
