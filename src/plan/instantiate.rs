@@ -974,6 +974,10 @@ impl<'a> Builder<'a> {
         let req = self.req;
         let catalog = self.catalog;
         let def = self.def;
+        // Help texts that list bays, made once per build (a build of many wrong entries
+        // stays linear).
+        let mut have_bays: Option<String> = None;
+        let mut iface_help: HashMap<Interface, String> = HashMap::new();
         for (list, part_id, bspan, pspan) in &req.bays {
             let bloc = req.loc(&Some(bspan.clone()));
             let ploc = req.loc(&Some(pspan.clone()));
@@ -1029,7 +1033,12 @@ impl<'a> Builder<'a> {
                                 iface.name()
                             ),
                         )
-                        .with_help(bay_interface_help(&self.bays, iface))
+                        .with_help(
+                            iface_help
+                                .entry(iface)
+                                .or_insert_with(|| bay_interface_help(&self.bays, iface))
+                                .clone(),
+                        )
                         .at(bloc.clone())
                         .at_node(format!("Bay {n}")),
                     );
@@ -1081,7 +1090,10 @@ impl<'a> Builder<'a> {
                 }
             }
             if !missing.is_empty() {
-                let have: Vec<u16> = self.bays.keys().copied().collect();
+                let bays = &self.bays;
+                let have = have_bays.get_or_insert_with(|| {
+                    compress_ranges(&bays.keys().copied().collect::<Vec<u16>>())
+                });
                 self.findings.push(
                     Finding::error(
                         "LP0101",
@@ -1094,7 +1106,7 @@ impl<'a> Builder<'a> {
                                 .join(", ")
                         ),
                     )
-                    .with_help(format!("bays are {}", compress_ranges(&have)))
+                    .with_help(format!("bays are {have}"))
                     .at(bloc),
                 );
             }
