@@ -105,6 +105,7 @@ macro_rules! code_table {
 }
 
 code_table! {
+    INTERNAL = "LP0100", "internal", "error", "internal error: the validated platform produced a plan it cannot hold (a laneplan bug; please report it)";
     NO_SUCH_PLACE = "LP0101", "no-such-place", "error", "a slot or bay that does not exist with the chosen options";
     UNKNOWN_PART = "LP0102", "unknown-part", "error", "unknown part id";
     INTERFACE_MISMATCH = "LP0103", "interface-mismatch", "error", "interface mismatch: NVMe drive in a SAS/SATA-only bay, or the reverse";

@@ -494,7 +494,13 @@ impl Topology {
         let mut stack: Vec<NodeIndex> = start.into_iter().rev().collect();
         // One scratch buffer for every node's children: a Vec per node was most of a walk.
         let mut kids: Vec<(EdgeIndex, NodeIndex)> = Vec::new();
+        // A tree visits each node once; more means a cycle (a bad live capture, or a bug):
+        // stop rather than walk forever.
+        let limit = self.graph.node_count();
         while let Some(ix) = stack.pop() {
+            if out.len() >= limit {
+                break;
+            }
             out.push(ix);
             self.children_into(ix, &mut kids);
             stack.extend(kids.iter().rev().map(|&(_, n)| n));

@@ -219,15 +219,18 @@ fn a_layout_hint_in_a_platform_file_overrides_the_derivation() {
         .unwrap();
     let marker = "bays = \"0-11\"\nsize = \"3.5\"\n";
     assert!(text.contains(marker));
-    let hinted = text.replace(
-        marker,
-        &format!("{marker}rows = 4\norder = \"column-major\"\n"),
-    );
+    // A copy under its own id: a user file never replaces a built-in platform.
+    let hinted = text
+        .replace(
+            marker,
+            &format!("{marker}rows = 4\norder = \"column-major\"\n"),
+        )
+        .replace("id = \"r740xd\"", "id = \"r740xd-hinted\"");
     let mut cat = catalog();
     cat.add_file(laneplan::source::SourceFile::new("hinted.toml", hinted))
         .expect("hinted platform loads");
     let opts = vec![("front".to_string(), "12x3.5-sas".to_string())];
-    let r = plan::plan_platform(&cat, "r740xd", &opts).unwrap();
+    let r = plan::plan_platform(&cat, "r740xd-hinted", &opts).unwrap();
     let l = BayLayout::from_report(&r, &cat);
     assert_eq!(
         l.panels[0].rows,

@@ -674,15 +674,9 @@ fn group_key(info: &BayInfo) -> String {
     }
 }
 
-fn slot_sort_key(s: &SlotInfo) -> (u8, u32, String) {
-    let kind = match s.def.kind {
-        SlotKind::Pcie => 0,
-        SlotKind::MiniPerc => 1,
-        SlotKind::FrontPerc => 2,
-        SlotKind::Rndc => 3,
-        SlotKind::Ocp3 => 4,
-        SlotKind::Mezzanine => 5,
-    };
+fn slot_sort_key(s: &SlotInfo) -> (u16, u32, String) {
+    // Kinds sort as the platform file declares them (`pcie` first unless declared).
+    let kind = s.kind.order;
     let digits: String = s.def.label.chars().filter(|c| c.is_ascii_digit()).collect();
     (
         kind,
@@ -692,8 +686,10 @@ fn slot_sort_key(s: &SlotInfo) -> (u8, u32, String) {
 }
 
 fn slot_short(s: &SlotInfo) -> String {
-    match s.def.kind {
-        SlotKind::Pcie => {
+    // The kind's `short` from the platform file, else `Slot N` from the label.
+    match &s.kind.short {
+        Some(short) => short.clone(),
+        None => {
             let digits: String = s.def.label.chars().filter(|c| c.is_ascii_digit()).collect();
             if digits.is_empty() {
                 s.def.label.clone()
@@ -701,11 +697,6 @@ fn slot_short(s: &SlotInfo) -> String {
                 format!("Slot {digits}")
             }
         }
-        SlotKind::MiniPerc => "PERC mini".into(),
-        SlotKind::FrontPerc => "Front PERC".into(),
-        SlotKind::Rndc => "rNDC".into(),
-        SlotKind::Ocp3 => "OCP 3.0".into(),
-        SlotKind::Mezzanine => "Mezzanine".into(),
     }
 }
 
@@ -853,7 +844,7 @@ fn build(report: &Report, form: String) -> BayLayout {
                 socket,
                 uplink,
                 bay_width: if g.interfaces.contains(&Interface::Nvme) {
-                    g.width
+                    g.width.get()
                 } else {
                     1
                 },
@@ -1060,9 +1051,9 @@ fn build(report: &Report, form: String) -> BayLayout {
             id: s.def.id.get_ref().clone(),
             label: s.def.label.clone(),
             short: slot_short(s),
-            kind: s.def.kind,
-            electrical: *s.def.electrical.get_ref(),
-            mechanical: *s.def.mechanical.get_ref(),
+            kind: s.def.kind.get_ref().clone(),
+            electrical: s.def.electrical.get_ref().get(),
+            mechanical: s.def.mechanical.get_ref().get(),
             height: s.def.height,
             riser: s.def.riser.clone(),
             socket,

@@ -127,11 +127,7 @@ pub fn part_spec(catalog: &Catalog, id: &str) -> Option<PartSpec> {
         // instantiate reads a drive without an interface as SATA.
         interface: d.interface.unwrap_or(Interface::Sata),
         size: d.size.clone(),
-        fits: if d.fits.is_empty() {
-            vec![SlotKind::Pcie]
-        } else {
-            d.fits.clone()
-        },
+        fits: p.fits(),
         mechanical: p.mechanical(),
         height: d.height,
         length: d.length,
@@ -168,9 +164,9 @@ pub fn space(
         .map(|(id, s)| SlotSpec {
             id: id.clone(),
             label: s.def.label.clone(),
-            kind: s.def.kind,
-            electrical: *s.def.electrical.get_ref(),
-            mechanical: *s.def.mechanical.get_ref(),
+            kind: s.def.kind.get_ref().clone(),
+            electrical: s.def.electrical.get_ref().get(),
+            mechanical: s.def.mechanical.get_ref().get(),
             height: s.def.height,
             length: s.def.length,
             reserved_by: s.reserved_by.clone(),

@@ -620,7 +620,7 @@ pub(crate) fn score(
         .slots
         .iter()
         .filter(|s| {
-            s.kind == crate::platform::schema::SlotKind::Pcie
+            s.kind.as_str() == crate::platform::schema::SlotKind::PCIE
                 && s.reserved_by.is_none()
                 && !used.contains(&s.id.as_str())
         })

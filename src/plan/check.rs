@@ -91,7 +91,7 @@ pub fn check(plan: &Plan, budget: &Budget, file: Option<&str>) -> Vec<Finding> {
             continue;
         }
         let ports = t.children(*card).len();
-        let width = *info.def.electrical.get_ref() as usize;
+        let width = usize::from(info.def.electrical.get_ref().get());
         let needed = format!("x4{}", "x4".repeat(ports.saturating_sub(1)));
         let rc = plan.rc_defs.get(info.def.root_complex.get_ref());
         let supported = rc.is_some_and(|r| {
@@ -114,7 +114,7 @@ pub fn check(plan: &Plan, budget: &Budget, file: Option<&str>) -> Vec<Finding> {
                         rc.map(|r| r.bifurcation.join(", ")).unwrap_or_default()
                     ),
                 )
-                .with_help("put bridge extender cards in x16 slots, or use the PLX switch variant")
+                .with_help("put bridge extender cards in x16 slots, or use the switch variant")
                 .at(Location {
                     node: Some(t.describe_path(*card)),
                     ..info.card_loc.clone()

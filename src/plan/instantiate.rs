@@ -1,11 +1,17 @@
 //! Platform + options + build -> `Topology`, with the findings about what does not fit.
 //! Link training happens here: each PCIe link runs at the lowest generation of its ends and
 //! of every passive part between them (riser, cable, backplane), and at the narrower width.
+//!
+//! A [`Builder`] runs one stage per method, in the order the tree is made (node insertion
+//! order is output order): options, sockets, root complexes, built-in devices, slots and
+//! risers, cards, switches, backplanes and bays, drives. The platform was validated when it
+//! loaded (ids unique in every combination of options, none reserved), so a node id clash
+//! here is a laneplan bug: an [`InternalError`], never a renamed node.
 
 use crate::finding::{Finding, Location, Subject};
 use crate::pcie::{Gen, LinkRate};
 use crate::platform::schema::*;
-use crate::platform::{Catalog, Part, Platform};
+use crate::platform::{Catalog, Part, Platform, SlotKindInfo};
 use crate::source::SourceFile;
 use crate::topology::*;
 use foldhash::{HashMap, HashMapExt};
@@ -101,6 +107,8 @@ impl Request {
 #[derive(Debug, Clone)]
 pub struct SlotInfo {
     pub def: SlotDef,
+    /// The slot's kind as its platform declares it (label, chassis name, sort order).
+    pub kind: SlotKindInfo,
     pub port: NodeIndex,
     pub slot: NodeIndex,
     pub card: Option<(NodeIndex, String)>,
@@ -140,711 +148,975 @@ pub struct Plan {
     pub double_width_slots: std::collections::BTreeSet<String>,
 }
 
-fn gen_of(v: u8) -> Gen {
-    Gen::new(v).unwrap_or(Gen::G1)
+/// A bug in laneplan: the validated platform made a plan it cannot hold (two nodes with
+/// one id). Reported, never worked around.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("internal error while building the plan of {platform}: {what}; please report it")]
+pub struct InternalError {
+    pub platform: String,
+    pub what: String,
 }
 
-/// Errors that stop instantiation (unknown option or value): reported as findings too.
+/// Instantiates a platform with a build: the plan and the findings about what does not fit
+/// (unknown option or value, parts that do not fit, missing bays). An internal error comes
+/// back as an error finding (`LP0100`) beside the plan made so far; [`try_instantiate`]
+/// returns it as an error instead.
 pub fn instantiate(platform: &Platform, catalog: &Catalog, req: &Request) -> (Plan, Vec<Finding>) {
-    let def = &platform.def;
-    let mut findings = Vec::new();
-    let mut t = Topology::new(def.name.clone());
+    let mut b = Builder::new(platform, catalog, req);
+    match b.run() {
+        Ok(()) => b.finish(),
+        Err(e) => {
+            let (plan, mut findings) = b.finish();
+            findings.push(Finding::error("LP0100", e.to_string()));
+            (plan, findings)
+        }
+    }
+}
 
-    // -- options
-    let mut chosen: BTreeMap<String, String> = BTreeMap::new();
-    for (k, (v, span)) in &req.options {
-        match def.options.iter().find(|o| o.key.get_ref() == k) {
-            None => {
-                let keys: Vec<String> = def
-                    .options
-                    .iter()
-                    .map(|o| format!("`{}`", o.key.get_ref()))
-                    .collect();
-                findings.push(
-                    Finding::error("LP0115", format!("{} has no option `{k}`", def.name))
-                        .with_help(format!("options: {}", keys.join(", ")))
-                        .at(req.loc(span)),
-                );
-            }
-            Some(o) => {
-                if o.choices.iter().any(|c| c.value.get_ref() == v) {
-                    chosen.insert(k.clone(), v.clone());
-                } else {
-                    let vals: Vec<String> = o
-                        .choices
+/// [`instantiate`], with an internal error as an error.
+pub fn try_instantiate(
+    platform: &Platform,
+    catalog: &Catalog,
+    req: &Request,
+) -> Result<(Plan, Vec<Finding>), InternalError> {
+    let mut b = Builder::new(platform, catalog, req);
+    b.run()?;
+    Ok(b.finish())
+}
+
+/// Builds a plan one stage at a time; each stage reads what the earlier ones made.
+pub struct Builder<'a> {
+    platform: &'a Platform,
+    def: &'a PlatformFile,
+    catalog: &'a Catalog,
+    req: &'a Request,
+    t: Topology,
+    findings: Vec<Finding>,
+    chosen: BTreeMap<String, String>,
+    slots_def: Vec<SlotDef>,
+    switches_def: Vec<SwitchDef>,
+    bays_def: Vec<BayGroupDef>,
+    builtins_def: Vec<BuiltinDef>,
+    /// Slot id -> label of the choice that reserves it.
+    reserved: HashMap<String, String>,
+    sockets: HashMap<String, NodeIndex>,
+    rcs: BTreeMap<String, NodeIndex>,
+    rc_defs: BTreeMap<String, RootComplexDef>,
+    slots: BTreeMap<String, SlotInfo>,
+    double_width_slots: std::collections::BTreeSet<String>,
+    switch_nodes: BTreeMap<String, NodeIndex>,
+    switch_gen: HashMap<String, Gen>,
+    bays: BTreeMap<u16, BayInfo>,
+}
+
+impl<'a> Builder<'a> {
+    pub fn new(platform: &'a Platform, catalog: &'a Catalog, req: &'a Request) -> Self {
+        let def = &platform.def;
+        Builder {
+            platform,
+            def,
+            catalog,
+            req,
+            t: Topology::new(def.name.clone()),
+            findings: Vec::new(),
+            chosen: BTreeMap::new(),
+            slots_def: Vec::new(),
+            switches_def: Vec::new(),
+            bays_def: Vec::new(),
+            builtins_def: Vec::new(),
+            reserved: HashMap::new(),
+            sockets: HashMap::new(),
+            rcs: BTreeMap::new(),
+            rc_defs: BTreeMap::new(),
+            slots: BTreeMap::new(),
+            double_width_slots: Default::default(),
+            switch_nodes: BTreeMap::new(),
+            switch_gen: HashMap::new(),
+            bays: BTreeMap::new(),
+        }
+    }
+
+    /// Every stage, in order.
+    pub fn run(&mut self) -> Result<(), InternalError> {
+        self.options();
+        self.sockets()?;
+        self.root_complexes()?;
+        self.builtins()?;
+        self.slots_and_risers()?;
+        self.cards()?;
+        self.switches()?;
+        self.backplanes_and_bays()?;
+        self.drives()
+    }
+
+    /// The plan and the findings.
+    pub fn finish(self) -> (Plan, Vec<Finding>) {
+        let def = self.def;
+        let plan = Plan {
+            topology: self.t,
+            platform_id: def.id.get_ref().clone(),
+            platform_name: def.name.clone(),
+            build_name: self.req.name.clone(),
+            options: self.chosen,
+            slots: self.slots,
+            bays: self.bays,
+            root_complexes: self.rcs,
+            rc_defs: self.rc_defs,
+            switches: self.switch_nodes,
+            card_rules: def.card_rules.clone(),
+            double_width_slots: self.double_width_slots,
+        };
+        (plan, self.findings)
+    }
+
+    fn add(&mut self, node: Node) -> Result<NodeIndex, InternalError> {
+        self.t.add_node(node).map_err(|e| InternalError {
+            platform: self.def.name.clone(),
+            what: format!("two nodes with id `{}`", e.0),
+        })
+    }
+
+    fn add_with(
+        &mut self,
+        id: String,
+        label: String,
+        kind: NodeKind,
+        confidence: Confidence,
+        source: Option<String>,
+    ) -> Result<NodeIndex, InternalError> {
+        let mut n = Node::new(id, label, kind);
+        n.confidence = confidence;
+        n.source = source;
+        self.add(n)
+    }
+
+    fn rc_gen(&self, id: &str) -> Gen {
+        self.rc_defs
+            .get(id)
+            .map(|r| r.generation.get_ref().pcie())
+            .unwrap_or(Gen::G3)
+    }
+
+    /// Options: the requested values (unknown ones are findings), defaults for the rest,
+    /// and the slots, switches, bays and built-ins the chosen choices add.
+    pub fn options(&mut self) {
+        let def = self.def;
+        let req = self.req;
+        for (k, (v, span)) in &req.options {
+            match def.options.iter().find(|o| o.key.get_ref() == k) {
+                None => {
+                    let keys: Vec<String> = def
+                        .options
                         .iter()
-                        .map(|c| format!("`{}`", c.value.get_ref()))
+                        .map(|o| format!("`{}`", o.key.get_ref()))
                         .collect();
-                    findings.push(
-                        Finding::error("LP0115", format!("option `{k}` has no choice `{v}`"))
-                            .with_help(format!("choices: {}", vals.join(", ")))
+                    self.findings.push(
+                        Finding::error("LP0115", format!("{} has no option `{k}`", def.name))
+                            .with_help(format!("options: {}", keys.join(", ")))
                             .at(req.loc(span)),
                     );
+                }
+                Some(o) => {
+                    if o.choices.iter().any(|c| c.value.get_ref() == v) {
+                        self.chosen.insert(k.clone(), v.clone());
+                    } else {
+                        let vals: Vec<String> = o
+                            .choices
+                            .iter()
+                            .map(|c| format!("`{}`", c.value.get_ref()))
+                            .collect();
+                        self.findings.push(
+                            Finding::error("LP0115", format!("option `{k}` has no choice `{v}`"))
+                                .with_help(format!("choices: {}", vals.join(", ")))
+                                .at(req.loc(span)),
+                        );
+                    }
+                }
+            }
+        }
+        for o in &def.options {
+            self.chosen
+                .entry(o.key.get_ref().clone())
+                .or_insert_with(|| o.default.get_ref().clone());
+        }
+        let chosen = &self.chosen;
+        let choices: Vec<&ChoiceDef> = def
+            .options
+            .iter()
+            .filter_map(|o| {
+                let v = &chosen[o.key.get_ref()];
+                o.choices.iter().find(|c| c.value.get_ref() == v)
+            })
+            .collect();
+        self.slots_def = def.slots.clone();
+        self.switches_def = def.switches.clone();
+        self.bays_def = def.bays.clone();
+        self.builtins_def = def.builtins.clone();
+        for c in &choices {
+            self.slots_def.extend(c.slots.iter().cloned());
+            self.switches_def.extend(c.switches.iter().cloned());
+            self.bays_def.extend(c.bays.iter().cloned());
+            self.builtins_def.extend(c.builtins.iter().cloned());
+            for r in &c.reserves {
+                self.reserved.insert(r.get_ref().clone(), c.label.clone());
+            }
+        }
+        // Size the graph once: growing it by doubling copies every node (224 bytes each) and
+        // rehashes the id index, which made large platforms superlinear. A bay becomes about
+        // three nodes (port, bay, drive), a slot up to three (port, slot, card).
+        let bay_count: usize = self
+            .bays_def
+            .iter()
+            .map(|g| parse_bay_list(g.bays.get_ref()).map_or(0, |v| v.len()))
+            .sum();
+        self.t.reserve(
+            3 * (bay_count + self.slots_def.len())
+                + 2 * (self.switches_def.len()
+                    + def.root_complexes.len()
+                    + self.builtins_def.len())
+                + def.sockets.len()
+                + 16,
+        );
+        for c in &choices {
+            if let Some(g) = &c.nvme_path_gen {
+                for b in self
+                    .bays_def
+                    .iter_mut()
+                    .filter(|b| b.interfaces.contains(&Interface::Nvme))
+                {
+                    b.backplane_gen = Some(g.clone());
+                    b.cable_gen = Some(g.clone());
                 }
             }
         }
     }
-    for o in &def.options {
-        chosen
-            .entry(o.key.get_ref().clone())
-            .or_insert_with(|| o.default.get_ref().clone());
-    }
-    let choices: Vec<&ChoiceDef> = def
-        .options
-        .iter()
-        .filter_map(|o| {
-            let v = &chosen[o.key.get_ref()];
-            o.choices.iter().find(|c| c.value.get_ref() == v)
-        })
-        .collect();
-    let mut slots_def: Vec<SlotDef> = def.slots.clone();
-    let mut switches_def: Vec<SwitchDef> = def.switches.clone();
-    let mut bays_def: Vec<BayGroupDef> = def.bays.clone();
-    let mut builtins_def: Vec<BuiltinDef> = def.builtins.clone();
-    let mut reserved: HashMap<String, String> = HashMap::new();
-    for c in &choices {
-        slots_def.extend(c.slots.iter().cloned());
-        switches_def.extend(c.switches.iter().cloned());
-        bays_def.extend(c.bays.iter().cloned());
-        builtins_def.extend(c.builtins.iter().cloned());
-        for r in &c.reserves {
-            reserved.insert(r.get_ref().clone(), c.label.clone());
-        }
-    }
-    // Size the graph once: growing it by doubling copies every node (224 bytes each) and
-    // rehashes the id index, which made large platforms superlinear. A bay becomes about
-    // three nodes (port, bay, drive), a slot up to three (port, slot, card).
-    let bay_count: usize = bays_def
-        .iter()
-        .map(|g| parse_bay_list(g.bays.get_ref()).map_or(0, |v| v.len()))
-        .sum();
-    t.reserve(
-        3 * (bay_count + slots_def.len())
-            + 2 * (switches_def.len() + def.root_complexes.len() + builtins_def.len())
-            + def.sockets.len()
-            + 16,
-    );
 
-    for c in &choices {
-        if let Some(g) = &c.nvme_path_gen {
-            for b in bays_def
-                .iter_mut()
-                .filter(|b| b.interfaces.contains(&Interface::Nvme))
+    /// Sockets and the fabric between them.
+    pub fn sockets(&mut self) -> Result<(), InternalError> {
+        let def = self.def;
+        for s in &def.sockets {
+            let mut n = Node::new(
+                s.id.get_ref().clone(),
+                s.label.clone(),
+                NodeKind::Socket {
+                    index: s.index,
+                    lanes: *s.lanes.get_ref(),
+                    numa_nodes: s.numa_nodes.clone(),
+                },
+            );
+            n.confidence = s.confidence;
+            n.source = s.source.clone();
+            let ix = self.add(n)?;
+            self.sockets.insert(s.id.get_ref().clone(), ix);
+        }
+        for f in &def.fabrics {
+            let [a, b] = f.between.get_ref();
+            if let (Some(&a), Some(&b)) =
+                (self.sockets.get(a.get_ref()), self.sockets.get(b.get_ref()))
             {
-                b.backplane_gen = Some(g.clone());
-                b.cable_gen = Some(g.clone());
+                let links = *f.links.get_ref();
+                self.t.link(
+                    a,
+                    b,
+                    Link::Fabric {
+                        fabric: f.kind,
+                        links,
+                        gbs_per_direction: f.gbs_per_link.get_ref() * f64::from(links),
+                    },
+                );
             }
         }
+        Ok(())
     }
 
-    // -- sockets, fabric, root complexes
-    let mut sockets: HashMap<String, NodeIndex> = HashMap::new();
-    for s in &def.sockets {
-        let mut n = Node::new(
-            s.id.get_ref().clone(),
-            s.label.clone(),
-            NodeKind::Socket {
-                index: s.index,
-                lanes: *s.lanes.get_ref(),
-                numa_nodes: s.numa_nodes.clone(),
-            },
-        );
-        n.confidence = s.confidence;
-        n.source = s.source.clone();
-        if let Ok(ix) = t.add_node(n) {
-            sockets.insert(s.id.get_ref().clone(), ix);
+    /// Root complexes below their sockets.
+    pub fn root_complexes(&mut self) -> Result<(), InternalError> {
+        for r in &self.def.root_complexes {
+            let Some(&sock) = self.sockets.get(r.socket.get_ref()) else {
+                continue;
+            };
+            let mut n = Node::new(
+                r.id.get_ref().clone(),
+                r.label.clone(),
+                NodeKind::RootComplex {
+                    lanes: *r.lanes.get_ref(),
+                    numa_node: r.numa_node,
+                    generation: r.generation.get_ref().pcie(),
+                },
+            );
+            n.confidence = r.confidence;
+            n.source = r.source.clone();
+            n.limit = r.max_gbs.as_ref().map(|g| {
+                let g = *g.get_ref();
+                Box::new(NodeLimit {
+                    read_gbs: g,
+                    write_gbs: g,
+                    what: format!("root complex limit {g} GB/s"),
+                })
+            });
+            let ix = self.add(n)?;
+            self.t.link(sock, ix, Link::Attach);
+            self.rcs.insert(r.id.get_ref().clone(), ix);
+            self.rc_defs.insert(r.id.get_ref().clone(), r.clone());
         }
+        Ok(())
     }
-    for f in &def.fabrics {
-        let [a, b] = f.between.get_ref();
-        if let (Some(&a), Some(&b)) = (sockets.get(a.get_ref()), sockets.get(b.get_ref())) {
-            t.link(
-                a,
-                b,
-                Link::Fabric {
-                    fabric: f.kind,
-                    links: f.links,
-                    gbs_per_direction: f.gbs_per_link * f64::from(f.links),
+
+    /// On-board devices (PCH on DMI, LOM), each on its own root port.
+    pub fn builtins(&mut self) -> Result<(), InternalError> {
+        let builtins = std::mem::take(&mut self.builtins_def);
+        for b in &builtins {
+            let Some(&rc) = self.rcs.get(b.root_complex.get_ref()) else {
+                continue;
+            };
+            let w = b.width.get_ref().get();
+            let g = b
+                .generation
+                .get_ref()
+                .pcie()
+                .min(self.rc_gen(b.root_complex.get_ref()));
+            let port = self.add_with(
+                format!("{}/{}", b.root_complex.get_ref(), b.id.get_ref()),
+                format!("Port for {}", b.label),
+                NodeKind::RootPort {
+                    width: w,
+                    generation: g,
+                },
+                b.confidence,
+                None,
+            )?;
+            self.t.link(rc, port, Link::Attach);
+            let kind = if b.pch {
+                NodeKind::Pch
+            } else {
+                NodeKind::Device {
+                    class: b.class,
+                    part: None,
+                    perf: None,
+                }
+            };
+            let dev = self.add_with(
+                b.id.get_ref().clone(),
+                b.label.clone(),
+                kind,
+                b.confidence,
+                b.source.clone(),
+            )?;
+            let rate = LinkRate::new(g, w).with_mps(b.mps.unwrap_or(crate::pcie::DEFAULT_MPS));
+            self.t.link(
+                port,
+                dev,
+                Link::Pcie {
+                    rate,
+                    max: Some(rate),
                 },
             );
         }
-    }
-    let mut rcs: BTreeMap<String, NodeIndex> = BTreeMap::new();
-    let mut rc_defs: BTreeMap<String, RootComplexDef> = BTreeMap::new();
-    for r in &def.root_complexes {
-        let Some(&sock) = sockets.get(r.socket.get_ref()) else {
-            continue;
-        };
-        let mut n = Node::new(
-            r.id.get_ref().clone(),
-            r.label.clone(),
-            NodeKind::RootComplex {
-                lanes: *r.lanes.get_ref(),
-                numa_node: r.numa_node,
-                generation: gen_of(*r.generation.get_ref()),
-            },
-        );
-        n.confidence = r.confidence;
-        n.source = r.source.clone();
-        n.limit = r.max_gbs.map(|g| {
-            Box::new(NodeLimit {
-                read_gbs: g,
-                write_gbs: g,
-                what: format!("root complex limit {g} GB/s"),
-            })
-        });
-        if let Ok(ix) = t.add_node(n) {
-            t.link(sock, ix, Link::Attach);
-            rcs.insert(r.id.get_ref().clone(), ix);
-            rc_defs.insert(r.id.get_ref().clone(), r.clone());
-        }
-    }
-    let rc_gen = |id: &str| {
-        rc_defs
-            .get(id)
-            .map(|r| gen_of(*r.generation.get_ref()))
-            .unwrap_or(Gen::G3)
-    };
-
-    // -- built-in devices
-    for b in &builtins_def {
-        let Some(&rc) = rcs.get(b.root_complex.get_ref()) else {
-            continue;
-        };
-        let w = *b.width.get_ref();
-        let g = gen_of(*b.generation.get_ref()).min(rc_gen(b.root_complex.get_ref()));
-        let port = add(
-            &mut t,
-            format!("{}/{}", b.root_complex.get_ref(), b.id.get_ref()),
-            format!("Port for {}", b.label),
-            NodeKind::RootPort {
-                width: w,
-                generation: g,
-            },
-            b.confidence,
-            None,
-        );
-        t.link(rc, port, Link::Attach);
-        let kind = if b.pch {
-            NodeKind::Pch
-        } else {
-            NodeKind::Device {
-                class: b.class,
-                part: None,
-                perf: None,
-            }
-        };
-        let dev = add(
-            &mut t,
-            b.id.get_ref().clone(),
-            b.label.clone(),
-            kind,
-            b.confidence,
-            b.source.clone(),
-        );
-        let rate = LinkRate::new(g, w).with_mps(b.mps.unwrap_or(crate::pcie::DEFAULT_MPS));
-        t.link(
-            port,
-            dev,
-            Link::Pcie {
-                rate,
-                max: Some(rate),
-            },
-        );
+        self.builtins_def = builtins;
+        Ok(())
     }
 
-    // -- slots (empty for now; cards placed below)
-    let mut slots: BTreeMap<String, SlotInfo> = BTreeMap::new();
-    for s in &slots_def {
-        let Some(&rc) = rcs.get(s.root_complex.get_ref()) else {
-            continue;
-        };
-        let g = s
-            .generation
-            .as_ref()
-            .map(|g| gen_of(*g.get_ref()))
-            .unwrap_or(rc_gen(s.root_complex.get_ref()))
-            .min(rc_gen(s.root_complex.get_ref()));
-        let port = add(
-            &mut t,
-            format!("{}/{}", s.root_complex.get_ref(), s.id.get_ref()),
-            format!("Root port ({})", s.label),
-            NodeKind::RootPort {
-                width: *s.electrical.get_ref(),
-                generation: g,
-            },
-            s.confidence,
-            None,
-        );
-        t.link(rc, port, Link::Attach);
-        let mut above = port;
-        if let Some(r) = &s.riser {
-            let riser = add(
-                &mut t,
-                format!("{}/riser", s.id.get_ref()),
-                r.clone(),
-                NodeKind::Riser,
+    /// Slots (empty; cards come next), each on a root port, through its riser if any.
+    pub fn slots_and_risers(&mut self) -> Result<(), InternalError> {
+        let slots_def = std::mem::take(&mut self.slots_def);
+        for s in &slots_def {
+            let Some(&rc) = self.rcs.get(s.root_complex.get_ref()) else {
+                continue;
+            };
+            let rc_gen = self.rc_gen(s.root_complex.get_ref());
+            let g = s
+                .generation
+                .as_ref()
+                .map(|g| g.get_ref().pcie())
+                .unwrap_or(rc_gen)
+                .min(rc_gen);
+            let port = self.add_with(
+                format!("{}/{}", s.root_complex.get_ref(), s.id.get_ref()),
+                format!("Root port ({})", s.label),
+                NodeKind::RootPort {
+                    width: s.electrical.get_ref().get(),
+                    generation: g,
+                },
                 s.confidence,
                 None,
+            )?;
+            self.t.link(rc, port, Link::Attach);
+            let mut above = port;
+            if let Some(r) = &s.riser {
+                let riser = self.add_with(
+                    format!("{}/riser", s.id.get_ref()),
+                    r.clone(),
+                    NodeKind::Riser,
+                    s.confidence,
+                    None,
+                )?;
+                self.t.node_mut(riser).rated_gen = Some(g);
+                self.t.link(port, riser, Link::Attach);
+                above = riser;
+            }
+            let mut slot = Node::new(
+                s.id.get_ref().clone(),
+                s.label.clone(),
+                NodeKind::Slot {
+                    electrical: s.electrical.get_ref().get(),
+                    mechanical: s.mechanical.get_ref().get(),
+                },
             );
-            t.node_mut(riser).rated_gen = Some(g);
-            t.link(port, riser, Link::Attach);
-            above = riser;
+            slot.rated_gen = Some(g);
+            slot.note = self
+                .reserved
+                .get(s.id.get_ref())
+                .map(|by| format!("reserved by {by}"));
+            slot.confidence = s.confidence;
+            slot.source = s.source.clone();
+            let slot = self.add(slot)?;
+            self.t.link(above, slot, Link::Attach);
+            let kind = self
+                .platform
+                .slot_kind(s.kind.get_ref())
+                .cloned()
+                .ok_or_else(|| InternalError {
+                    platform: self.def.name.clone(),
+                    what: format!("slot kind `{}` is not declared", s.kind.get_ref()),
+                })?;
+            self.slots.insert(
+                s.id.get_ref().clone(),
+                SlotInfo {
+                    def: s.clone(),
+                    kind,
+                    port,
+                    slot,
+                    card: None,
+                    card_loc: Location::default(),
+                    reserved_by: self.reserved.get(s.id.get_ref()).cloned(),
+                },
+            );
         }
-        let mut slot = Node::new(
-            s.id.get_ref().clone(),
-            s.label.clone(),
-            NodeKind::Slot {
-                electrical: *s.electrical.get_ref(),
-                mechanical: *s.mechanical.get_ref(),
-            },
-        );
-        slot.rated_gen = Some(g);
-        slot.note = reserved
-            .get(s.id.get_ref())
-            .map(|by| format!("reserved by {by}"));
-        slot.confidence = s.confidence;
-        slot.source = s.source.clone();
-        let slot = t.add_node(slot).unwrap_or(port);
-        t.link(above, slot, Link::Attach);
-        slots.insert(
-            s.id.get_ref().clone(),
-            SlotInfo {
-                def: s.clone(),
-                port,
-                slot,
-                card: None,
-                card_loc: Location::default(),
-                reserved_by: reserved.get(s.id.get_ref()).cloned(),
-            },
-        );
+        self.slots_def = slots_def;
+        Ok(())
     }
 
-    // -- cards requested by the build
-    let mut double_width_slots = std::collections::BTreeSet::new();
-    let mut fills: Vec<Fill> = req
-        .slots
-        .iter()
-        .map(|(s, p, a, b)| (s.clone(), p.clone(), Some(a.clone()), Some(b.clone())))
-        .collect();
-    if req.implied_cards {
-        for g in &bays_def {
-            if let Some(card) = &g.card
-                && !fills.iter().any(|f| &f.0 == g.to.get_ref())
-            {
-                fills.push((g.to.get_ref().clone(), card.clone(), None, None));
+    /// Cards the build places (and, for `show`, the cards the options ship with).
+    pub fn cards(&mut self) -> Result<(), InternalError> {
+        let req = self.req;
+        let catalog = self.catalog;
+        let mut fills: Vec<Fill> = req
+            .slots
+            .iter()
+            .map(|(s, p, a, b)| (s.clone(), p.clone(), Some(a.clone()), Some(b.clone())))
+            .collect();
+        if req.implied_cards {
+            for g in &self.bays_def {
+                if let Some(card) = &g.card
+                    && !fills.iter().any(|f| &f.0 == g.to.get_ref())
+                {
+                    fills.push((g.to.get_ref().clone(), card.clone(), None, None));
+                }
             }
         }
-    }
-    for (slot_id, part_id, sspan, pspan) in &fills {
-        let sloc = req.loc(sspan);
-        let ploc = req.loc(pspan);
-        let Some(info) = slots.get(slot_id) else {
-            let known: Vec<String> = slots.keys().map(|k| format!("`{k}`")).collect();
-            findings.push(
-                Finding::error("LP0101", format!("{} has no slot `{slot_id}`", def.name))
+        for (slot_id, part_id, sspan, pspan) in &fills {
+            let sloc = req.loc(sspan);
+            let ploc = req.loc(pspan);
+            let Some(info) = self.slots.get(slot_id) else {
+                let known: Vec<String> = self.slots.keys().map(|k| format!("`{k}`")).collect();
+                self.findings.push(
+                    Finding::error(
+                        "LP0101",
+                        format!("{} has no slot `{slot_id}`", self.def.name),
+                    )
                     .with_help(format!(
                         "slots with the chosen options: {}",
                         known.join(", ")
                     ))
                     .at(sloc),
-            );
-            continue;
-        };
-        let Some(part) = catalog.part(part_id) else {
-            findings.push(unknown_part(catalog, part_id, ploc));
-            continue;
-        };
-        if let Some((_, prev)) = &info.card {
-            findings.push(
-                Finding::error(
-                    "LP0112",
-                    format!("{} already holds `{prev}`", info.def.label),
-                )
-                .at(sloc),
-            );
-            continue;
-        }
-        if part.def.class.is_drive() {
-            findings.push(
-                Finding::error(
-                    "LP0113",
-                    format!("`{part_id}` is a drive, not a card: place it in a bay"),
-                )
-                .at(ploc),
-            );
-            continue;
-        }
-        let info = info.clone();
-        let mut fl = check_card_fits(&info, part, &sloc);
-        if let Some(by) = &info.reserved_by
-            && part.def.class != DeviceClass::Extender
-        {
-            fl.push(
-                Finding::error(
-                    "LP0110",
-                    format!(
-                        "{} is taken by the front option \"{by}\"; it cannot hold {}",
-                        info.def.label, part.def.name
-                    ),
-                )
-                .with_help("choose another slot, or another front option")
-                .at(sloc.clone()),
-            );
-        }
-        let fatal = fl.iter().any(|f| f.code == "LP0113" || f.code == "LP0105");
-        findings.extend(fl);
-        if fatal {
-            continue;
-        }
-        let card = place_card(&mut t, &info, part);
-        if let Some(s) = slots.get_mut(slot_id) {
-            s.card = Some((card, part_id.clone()));
-            s.card_loc = sloc.clone();
-        }
-        if part.def.double_width {
-            double_width_slots.insert(slot_id.clone());
-        }
-    }
-
-    // -- switches: uplinked to a root complex or, cascaded, to another switch. Validation
-    // refused cycles, so creating them in dependency order always makes progress.
-    let mut switch_nodes: BTreeMap<String, NodeIndex> = BTreeMap::new();
-    let mut switch_gen: HashMap<String, Gen> = HashMap::new();
-    let mut pending: Vec<&SwitchDef> = switches_def.iter().collect();
-    while !pending.is_empty() {
-        let before = pending.len();
-        let mut rest = Vec::new();
-        for s in pending {
-            let up = s.uplink.get_ref();
-            let (parent, up_gen) = if let Some(&rc) = rcs.get(up) {
-                (rc, rc_gen(up))
-            } else if let Some(&sw) = switch_nodes.get(up) {
-                (sw, switch_gen[up])
-            } else if switches_def.iter().any(|d| d.id.get_ref() == up) {
-                rest.push(s);
-                continue;
-            } else {
+                );
                 continue;
             };
-            let own = gen_of(*s.generation.get_ref());
-            let g = own.min(up_gen);
-            let w = *s.uplink_width.get_ref();
-            let port_kind = if rcs.contains_key(up) {
-                NodeKind::RootPort {
-                    width: w,
-                    generation: up_gen,
-                }
-            } else {
-                NodeKind::SwitchPort {
-                    width: w,
-                    generation: up_gen,
-                }
+            let Some(part) = catalog.part(part_id) else {
+                self.findings.push(unknown_part(catalog, part_id, ploc));
+                continue;
             };
-            let port = add(
-                &mut t,
-                format!("{up}/{}", s.id.get_ref()),
-                format!("Port to {}", s.label),
-                port_kind,
-                s.confidence,
-                None,
-            );
-            t.link(parent, port, Link::Attach);
-            let sw = add(
-                &mut t,
-                s.id.get_ref().clone(),
-                s.label.clone(),
-                NodeKind::Switch {
-                    part: s.part.clone(),
-                },
-                s.confidence,
-                s.source.clone(),
-            );
-            t.link(
-                port,
-                sw,
-                Link::Pcie {
-                    rate: LinkRate::new(g, w),
-                    max: Some(LinkRate::new(own, w)),
-                },
-            );
-            switch_nodes.insert(s.id.get_ref().clone(), sw);
-            switch_gen.insert(s.id.get_ref().clone(), own);
+            if let Some((_, prev)) = &info.card {
+                self.findings.push(
+                    Finding::error(
+                        "LP0112",
+                        format!("{} already holds `{prev}`", info.def.label),
+                    )
+                    .at(sloc),
+                );
+                continue;
+            }
+            if part.def.class.is_drive() {
+                self.findings.push(
+                    Finding::error(
+                        "LP0113",
+                        format!("`{part_id}` is a drive, not a card: place it in a bay"),
+                    )
+                    .at(ploc),
+                );
+                continue;
+            }
+            let info = info.clone();
+            let (mut fl, fatal) = check_card_fits(self.platform, &info, part, &sloc);
+            if let Some(by) = &info.reserved_by
+                && part.def.class != DeviceClass::Extender
+            {
+                fl.push(
+                    Finding::error(
+                        "LP0110",
+                        format!(
+                            "{} is taken by the front option \"{by}\"; it cannot hold {}",
+                            info.def.label, part.def.name
+                        ),
+                    )
+                    .with_help("choose another slot, or another front option")
+                    .at(sloc.clone()),
+                );
+            }
+            self.findings.extend(fl);
+            if fatal {
+                continue;
+            }
+            let card = self.place_card(&info, part)?;
+            if let Some(s) = self.slots.get_mut(slot_id) {
+                s.card = Some((card, part_id.clone()));
+                s.card_loc = sloc.clone();
+            }
+            if part.def.double_width {
+                self.double_width_slots.insert(slot_id.clone());
+            }
         }
-        if rest.len() == before {
-            break;
-        }
-        pending = rest;
+        Ok(())
     }
 
-    // -- bays
-    let mut bays: BTreeMap<u16, BayInfo> = BTreeMap::new();
-    let mut switch_port_count: HashMap<String, usize> = HashMap::new();
-    for g in &bays_def {
-        let shared = std::sync::Arc::new(g.clone());
-        let numbers = parse_bay_list(g.bays.get_ref()).unwrap_or_default();
-        let rated = [&g.backplane_gen, &g.cable_gen]
-            .into_iter()
-            .flatten()
-            .map(|v| gen_of(*v.get_ref()))
-            .min();
-        // Where the group hangs: one parent for the whole group (card, controller) or one
-        // port per bay (direct, switch).
-        let group_parent: Option<NodeIndex> = match g.via {
-            Via::Card | Via::Controller => slots
-                .get(g.to.get_ref())
-                .and_then(|s| s.card.as_ref().map(|(c, _)| *c))
-                .filter(|&c| {
-                    let class = match &t.node(c).kind {
-                        NodeKind::Device { class, .. } => Some(*class),
-                        _ => None,
-                    };
-                    match g.via {
-                        Via::Card => class == Some(DeviceClass::Extender),
-                        _ => matches!(class, Some(DeviceClass::Raid | DeviceClass::Hba)),
+    /// Puts a card into a slot; extender cards get one port node per drive.
+    fn place_card(&mut self, info: &SlotInfo, part: &Part) -> Result<NodeIndex, InternalError> {
+        let slot_gen = self.t.node(info.slot).rated_gen.unwrap_or(Gen::G3);
+        let elec = info.def.electrical.get_ref().get();
+        let card_id = format!("{}/card", info.def.id.get_ref());
+        let mut n = Node::new(
+            card_id.clone(),
+            part.def.name.clone(),
+            NodeKind::Device {
+                class: part.def.class,
+                part: Some(part.id().to_string()),
+                perf: part.def.perf.map(Box::new),
+            },
+        );
+        n.confidence = part.def.confidence;
+        n.source = part.def.source.clone();
+        n.limit = storage_side(part).map(Box::new);
+        let card = self.add(n)?;
+        let max = LinkRate::new(part.generation(), part.width());
+        let rate = LinkRate::new(part.generation().min(slot_gen), part.width().min(elec));
+        self.t.link(
+            info.slot,
+            card,
+            Link::Pcie {
+                rate,
+                max: Some(max),
+            },
+        );
+        if part.def.class == DeviceClass::Extender {
+            let ports = part.def.ports.unwrap_or(4);
+            let pw = part.def.port_width.map_or(4, Width::get);
+            let parent = match part.def.switch.clone() {
+                Some(sw_part) => {
+                    let s = self.add(Node::new(
+                        format!("{card_id}/switch"),
+                        format!("{sw_part} switch"),
+                        NodeKind::Switch {
+                            part: Some(sw_part),
+                        },
+                    ))?;
+                    self.t.link(card, s, Link::Attach);
+                    Some(s)
+                }
+                None => None,
+            };
+            for p in 0..ports {
+                let kind = if parent.is_some() {
+                    NodeKind::SwitchPort {
+                        width: pw,
+                        generation: part.generation(),
                     }
-                }),
-            _ => None,
-        };
-        // For an extender card, the drives hang off its ports (made in place_card).
-        let card_ports: Vec<NodeIndex> = group_parent
-            .filter(|_| g.via == Via::Card)
-            .map(|c| {
-                // A switch card's ports sit below its switch.
-                t.children(c)
-                    .into_iter()
-                    .flat_map(|p| match t.node(p).kind {
-                        NodeKind::Switch { .. } => t.children(p),
-                        _ => vec![p],
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
-        let group_node = match (g.via, group_parent) {
-            (Via::Controller, Some(ctrl)) => {
-                let bp = add(
-                    &mut t,
-                    format!("{}/backplane{}", g.to.get_ref(), g.bays.get_ref()),
-                    g.backplane
-                        .clone()
-                        .unwrap_or_else(|| format!("Backplane (bays {})", g.bays.get_ref())),
-                    NodeKind::Backplane,
-                    g.confidence,
-                    g.source.clone(),
-                );
-                t.link(ctrl, bp, Link::Attach);
-                Some(bp)
-            }
-            _ => None,
-        };
-        for (k, &n) in numbers.iter().enumerate() {
-            let label = format!("Bay {n}");
-            let mut bay = Node::new(format!("bay{n}"), label, NodeKind::Bay { number: n });
-            bay.rated_gen = rated;
-            bay.confidence = g.confidence;
-            bay.source = Some(bay_source(g));
-            let Ok(bix) = t.add_node(bay) else {
-                continue;
-            };
-            let parent = match g.via {
-                Via::Controller => group_node,
-                Via::Card => card_ports.get(k).copied(),
-                Via::Direct => rcs.get(g.to.get_ref()).map(|&rc| {
-                    let gg = rc_gen(g.to.get_ref());
-                    let port = add(
-                        &mut t,
-                        format!("{}/bay{n}", g.to.get_ref()),
-                        format!("Root port (bay {n})"),
-                        NodeKind::RootPort {
-                            width: g.width,
-                            generation: gg,
-                        },
-                        g.confidence,
-                        None,
-                    );
-                    t.link(rc, port, Link::Attach);
-                    port
-                }),
-                Via::Switch => switch_nodes.get(g.to.get_ref()).map(|&sw| {
-                    let count = switch_port_count.entry(g.to.get_ref().clone()).or_default();
-                    *count += 1;
-                    let sgen = switch_gen.get(g.to.get_ref()).copied().unwrap_or(Gen::G3);
-                    let port = add(
-                        &mut t,
-                        format!("{}/port{}", g.to.get_ref(), count),
-                        format!("Downstream port {count} (bay {n})"),
-                        NodeKind::SwitchPort {
-                            width: g.width,
-                            generation: sgen,
-                        },
-                        g.confidence,
-                        None,
-                    );
-                    t.link(sw, port, Link::Attach);
-                    port
-                }),
-            };
-            if let Some(p) = parent {
-                t.link(p, bix, Link::Attach);
-            }
-            bays.insert(
-                n,
-                BayInfo {
-                    number: n,
-                    group: shared.clone(),
-                    node: Some(bix),
-                    drive: None,
-                },
-            );
-        }
-    }
-
-    // -- drives requested by the build
-    for (list, part_id, bspan, pspan) in &req.bays {
-        let bloc = req.loc(&Some(bspan.clone()));
-        let ploc = req.loc(&Some(pspan.clone()));
-        let numbers = match parse_bay_list(list) {
-            Ok(n) => n,
-            Err(e) => {
-                findings.push(Finding::error("LP0101", e).at(bloc));
-                continue;
-            }
-        };
-        let Some(part) = catalog.part(part_id) else {
-            findings.push(unknown_part(catalog, part_id, ploc));
-            continue;
-        };
-        if !part.def.class.is_drive() {
-            findings.push(
-                Finding::error(
-                    "LP0113",
-                    format!(
-                        "`{part_id}` is a {}, not a drive: place it in a slot",
-                        part.def.class.name()
-                    ),
-                )
-                .at(ploc),
-            );
-            continue;
-        }
-        let mut missing = Vec::new();
-        for n in numbers {
-            let Some(info) = bays.get(&n).cloned() else {
-                missing.push(n);
-                continue;
-            };
-            if let Some((_, prev)) = &info.drive {
-                findings.push(
-                    Finding::error("LP0112", format!("bay {n} already holds `{prev}`"))
-                        .about(Subject::Bay { number: n })
-                        .at(bloc.clone()),
-                );
-                continue;
-            }
-            let iface = part.def.interface.unwrap_or(Interface::Sata);
-            if !info.group.interfaces.contains(&iface) {
-                let accepts: Vec<&str> = info.group.interfaces.iter().map(|i| i.name()).collect();
-                findings.push(
-                    Finding::error(
-                        "LP0103",
-                        format!(
-                            "bay {n} takes {} drives; {} is {}",
-                            accepts.join("/"),
-                            part.def.name,
-                            iface.name()
-                        ),
-                    )
-                    .with_help(bay_interface_help(&bays, iface))
-                    .about(Subject::Bay { number: n })
-                    .at(bloc.clone())
-                    .at_node(format!("Bay {n}")),
-                );
-                continue;
-            }
-            if part.def.size.as_deref() == Some("3.5") && info.group.size == "2.5" {
-                findings.push(
-                    Finding::error(
-                        "LP0106",
-                        format!("bay {n} is 2.5\"; {} is a 3.5\" drive", part.def.name),
-                    )
-                    .about(Subject::Bay { number: n })
-                    .at(bloc.clone()),
-                );
-                continue;
-            }
-            let Some(bix) = info.node else { continue };
-            let connected = t.parent(bix).is_some();
-            if !connected {
-                let (what, help) = match info.group.via {
-                    Via::Card => (
-                        format!(
-                            "bay {n} is cabled to an NVMe extender card in {}, and that slot holds none",
-                            slot_label(&slots, info.group.to.get_ref())
-                        ),
-                        format!(
-                            "add an NVMe extender card to {} (see `laneplan show {}`)",
-                            slot_label(&slots, info.group.to.get_ref()),
-                            def.id.get_ref()
-                        ),
-                    ),
-                    _ => (
-                        format!(
-                            "bay {n} is served by the storage controller in {}, and that slot holds none",
-                            slot_label(&slots, info.group.to.get_ref())
-                        ),
-                        format!(
-                            "add a PERC or HBA to {}",
-                            slot_label(&slots, info.group.to.get_ref())
-                        ),
-                    ),
+                } else {
+                    NodeKind::Cable
                 };
-                findings.push(
-                    Finding::error("LP0114", what)
-                        .with_help(help)
-                        .about(Subject::Bay { number: n })
-                        .at(bloc.clone()),
-                );
-            }
-            let drive = place_drive(&mut t, bix, n, part);
-            if let Some(b) = bays.get_mut(&n) {
-                b.drive = Some((drive, part_id.clone()));
+                let label = if parent.is_some() {
+                    format!("Downstream port {p}")
+                } else {
+                    format!("Port {p} (x{pw} from the bifurcated slot)")
+                };
+                let mut pn = Node::new(format!("{card_id}/p{p}"), label, kind);
+                pn.rated_gen = Some(part.generation().min(slot_gen));
+                let pix = self.add(pn)?;
+                self.t.link(parent.unwrap_or(card), pix, Link::Attach);
             }
         }
-        if !missing.is_empty() {
-            let have: Vec<u16> = bays.keys().copied().collect();
-            findings.push(
-                Finding::error(
-                    "LP0101",
-                    format!(
-                        "no bay {} with the chosen options",
-                        missing
-                            .iter()
-                            .map(u16::to_string)
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ),
-                )
-                .with_help(format!("bays are {}", compress_ranges(&have)))
-                .at(bloc),
-            );
-        }
+        Ok(card)
     }
 
-    let plan = Plan {
-        topology: t,
-        platform_id: def.id.get_ref().clone(),
-        platform_name: def.name.clone(),
-        build_name: req.name.clone(),
-        options: chosen,
-        slots,
-        bays,
-        root_complexes: rcs,
-        rc_defs,
-        switches: switch_nodes,
-        card_rules: def.card_rules.clone(),
-        double_width_slots,
-    };
-    (plan, findings)
+    /// Switches: uplinked to a root complex or, cascaded, to another switch. Validation
+    /// refused cycles, so creating them in dependency order always makes progress.
+    pub fn switches(&mut self) -> Result<(), InternalError> {
+        let switches_def = std::mem::take(&mut self.switches_def);
+        let mut pending: Vec<&SwitchDef> = switches_def.iter().collect();
+        while !pending.is_empty() {
+            let before = pending.len();
+            let mut rest = Vec::new();
+            for s in pending {
+                let up = s.uplink.get_ref();
+                let (parent, up_gen) = if let Some(&rc) = self.rcs.get(up) {
+                    (rc, self.rc_gen(up))
+                } else if let Some(&sw) = self.switch_nodes.get(up) {
+                    (sw, self.switch_gen[up])
+                } else if switches_def.iter().any(|d| d.id.get_ref() == up) {
+                    rest.push(s);
+                    continue;
+                } else {
+                    continue;
+                };
+                let own = s.generation.get_ref().pcie();
+                let g = own.min(up_gen);
+                let w = s.uplink_width.get_ref().get();
+                let port_kind = if self.rcs.contains_key(up) {
+                    NodeKind::RootPort {
+                        width: w,
+                        generation: up_gen,
+                    }
+                } else {
+                    NodeKind::SwitchPort {
+                        width: w,
+                        generation: up_gen,
+                    }
+                };
+                let port = self.add_with(
+                    format!("{up}/{}", s.id.get_ref()),
+                    format!("Port to {}", s.label),
+                    port_kind,
+                    s.confidence,
+                    None,
+                )?;
+                self.t.link(parent, port, Link::Attach);
+                let sw = self.add_with(
+                    s.id.get_ref().clone(),
+                    s.label.clone(),
+                    NodeKind::Switch {
+                        part: s.part.clone(),
+                    },
+                    s.confidence,
+                    s.source.clone(),
+                )?;
+                self.t.link(
+                    port,
+                    sw,
+                    Link::Pcie {
+                        rate: LinkRate::new(g, w),
+                        max: Some(LinkRate::new(own, w)),
+                    },
+                );
+                self.switch_nodes.insert(s.id.get_ref().clone(), sw);
+                self.switch_gen.insert(s.id.get_ref().clone(), own);
+            }
+            if rest.len() == before {
+                break;
+            }
+            pending = rest;
+        }
+        self.switches_def = switches_def;
+        Ok(())
+    }
+
+    /// Backplanes and bays: each group hangs from a controller (through its backplane), an
+    /// extender card's ports, a root port per bay, or a switch port per bay.
+    pub fn backplanes_and_bays(&mut self) -> Result<(), InternalError> {
+        let bays_def = std::mem::take(&mut self.bays_def);
+        let mut switch_port_count: HashMap<String, usize> = HashMap::new();
+        for g in &bays_def {
+            let shared = std::sync::Arc::new(g.clone());
+            let numbers = parse_bay_list(g.bays.get_ref()).unwrap_or_default();
+            let rated = [&g.backplane_gen, &g.cable_gen]
+                .into_iter()
+                .flatten()
+                .map(|v| v.get_ref().pcie())
+                .min();
+            // Where the group hangs: one parent for the whole group (card, controller) or
+            // one port per bay (direct, switch).
+            let t = &self.t;
+            let group_parent: Option<NodeIndex> = match g.via {
+                Via::Card | Via::Controller => self
+                    .slots
+                    .get(g.to.get_ref())
+                    .and_then(|s| s.card.as_ref().map(|(c, _)| *c))
+                    .filter(|&c| {
+                        let class = match &t.node(c).kind {
+                            NodeKind::Device { class, .. } => Some(*class),
+                            _ => None,
+                        };
+                        match g.via {
+                            Via::Card => class == Some(DeviceClass::Extender),
+                            _ => matches!(class, Some(DeviceClass::Raid | DeviceClass::Hba)),
+                        }
+                    }),
+                _ => None,
+            };
+            // For an extender card, the drives hang off its ports (made in place_card).
+            let card_ports: Vec<NodeIndex> = group_parent
+                .filter(|_| g.via == Via::Card)
+                .map(|c| {
+                    // A switch card's ports sit below its switch.
+                    t.children(c)
+                        .into_iter()
+                        .flat_map(|p| match t.node(p).kind {
+                            NodeKind::Switch { .. } => t.children(p),
+                            _ => vec![p],
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            let group_node = match (g.via, group_parent) {
+                (Via::Controller, Some(ctrl)) => {
+                    let bp = self.add_with(
+                        format!("{}/backplane{}", g.to.get_ref(), g.bays.get_ref()),
+                        g.backplane
+                            .clone()
+                            .unwrap_or_else(|| format!("Backplane (bays {})", g.bays.get_ref())),
+                        NodeKind::Backplane,
+                        g.confidence,
+                        g.source.clone(),
+                    )?;
+                    self.t.link(ctrl, bp, Link::Attach);
+                    Some(bp)
+                }
+                _ => None,
+            };
+            let source = bay_source(g);
+            let width = g.width.get();
+            for (k, &n) in numbers.iter().enumerate() {
+                let mut bay = Node::new(
+                    format!("bay{n}"),
+                    format!("Bay {n}"),
+                    NodeKind::Bay { number: n },
+                );
+                bay.rated_gen = rated;
+                bay.confidence = g.confidence;
+                bay.source = Some(source.clone());
+                let bix = self.add(bay)?;
+                let parent = match g.via {
+                    Via::Controller => group_node,
+                    Via::Card => card_ports.get(k).copied(),
+                    Via::Direct => match self.rcs.get(g.to.get_ref()).copied() {
+                        Some(rc) => {
+                            let gg = self.rc_gen(g.to.get_ref());
+                            let port = self.add_with(
+                                format!("{}/bay{n}", g.to.get_ref()),
+                                format!("Root port (bay {n})"),
+                                NodeKind::RootPort {
+                                    width,
+                                    generation: gg,
+                                },
+                                g.confidence,
+                                None,
+                            )?;
+                            self.t.link(rc, port, Link::Attach);
+                            Some(port)
+                        }
+                        None => None,
+                    },
+                    Via::Switch => match self.switch_nodes.get(g.to.get_ref()).copied() {
+                        Some(sw) => {
+                            let count =
+                                switch_port_count.entry(g.to.get_ref().clone()).or_default();
+                            *count += 1;
+                            let count = *count;
+                            let sgen = self
+                                .switch_gen
+                                .get(g.to.get_ref())
+                                .copied()
+                                .unwrap_or(Gen::G3);
+                            let port = self.add_with(
+                                format!("{}/port{}", g.to.get_ref(), count),
+                                format!("Downstream port {count} (bay {n})"),
+                                NodeKind::SwitchPort {
+                                    width,
+                                    generation: sgen,
+                                },
+                                g.confidence,
+                                None,
+                            )?;
+                            self.t.link(sw, port, Link::Attach);
+                            Some(port)
+                        }
+                        None => None,
+                    },
+                };
+                if let Some(p) = parent {
+                    self.t.link(p, bix, Link::Attach);
+                }
+                self.bays.insert(
+                    n,
+                    BayInfo {
+                        number: n,
+                        group: shared.clone(),
+                        node: Some(bix),
+                        drive: None,
+                    },
+                );
+            }
+        }
+        self.bays_def = bays_def;
+        Ok(())
+    }
+
+    /// Drives the build places in bays.
+    pub fn drives(&mut self) -> Result<(), InternalError> {
+        let req = self.req;
+        let catalog = self.catalog;
+        let def = self.def;
+        // Help texts that list bays, made once per build (a build of many wrong entries
+        // stays linear).
+        let mut have_bays: Option<String> = None;
+        let mut iface_help: HashMap<Interface, String> = HashMap::new();
+        for (list, part_id, bspan, pspan) in &req.bays {
+            let bloc = req.loc(&Some(bspan.clone()));
+            let ploc = req.loc(&Some(pspan.clone()));
+            let numbers = match parse_bay_list(list) {
+                Ok(n) => n,
+                Err(e) => {
+                    self.findings.push(Finding::error("LP0101", e).at(bloc));
+                    continue;
+                }
+            };
+            let Some(part) = catalog.part(part_id) else {
+                self.findings.push(unknown_part(catalog, part_id, ploc));
+                continue;
+            };
+            if !part.def.class.is_drive() {
+                self.findings.push(
+                    Finding::error(
+                        "LP0113",
+                        format!(
+                            "`{part_id}` is a {}, not a drive: place it in a slot",
+                            part.def.class.name()
+                        ),
+                    )
+                    .at(ploc),
+                );
+                continue;
+            }
+            let mut missing = Vec::new();
+            for n in numbers {
+                let Some(info) = self.bays.get(&n) else {
+                    missing.push(n);
+                    continue;
+                };
+                if let Some((_, prev)) = &info.drive {
+                    self.findings.push(
+                        Finding::error("LP0112", format!("bay {n} already holds `{prev}`"))
+                            .about(Subject::Bay { number: n })
+                            .at(bloc.clone()),
+                    );
+                    continue;
+                }
+                let group = info.group.clone();
+                let node = info.node;
+                let iface = part.def.interface.unwrap_or(Interface::Sata);
+                if !group.interfaces.contains(&iface) {
+                    let accepts: Vec<&str> = group.interfaces.iter().map(|i| i.name()).collect();
+                    self.findings.push(
+                        Finding::error(
+                            "LP0103",
+                            format!(
+                                "bay {n} takes {} drives; {} is {}",
+                                accepts.join("/"),
+                                part.def.name,
+                                iface.name()
+                            ),
+                        )
+                        .with_help(
+                            iface_help
+                                .entry(iface)
+                                .or_insert_with(|| bay_interface_help(&self.bays, iface))
+                                .clone(),
+                        )
+                        .about(Subject::Bay { number: n })
+                        .at(bloc.clone())
+                        .at_node(format!("Bay {n}")),
+                    );
+                    continue;
+                }
+                if part.def.size.as_deref() == Some("3.5") && group.size == "2.5" {
+                    self.findings.push(
+                        Finding::error(
+                            "LP0106",
+                            format!("bay {n} is 2.5\"; {} is a 3.5\" drive", part.def.name),
+                        )
+                        .about(Subject::Bay { number: n })
+                        .at(bloc.clone()),
+                    );
+                    continue;
+                }
+                let Some(bix) = node else { continue };
+                let connected = self.t.parent(bix).is_some();
+                if !connected {
+                    let slot = slot_label(&self.slots, group.to.get_ref());
+                    let (what, help) = match group.via {
+                        Via::Card => (
+                            format!(
+                                "bay {n} is cabled to an NVMe extender card in {slot}, and that slot holds none"
+                            ),
+                            format!(
+                                "add an NVMe extender card to {slot} (see `laneplan show {}`)",
+                                def.id.get_ref()
+                            ),
+                        ),
+                        _ => (
+                            format!(
+                                "bay {n} is served by the storage controller in {slot}, and that slot holds none"
+                            ),
+                            format!("add a RAID controller or HBA to {slot}"),
+                        ),
+                    };
+                    self.findings.push(
+                        Finding::error("LP0114", what)
+                            .with_help(help)
+                            .about(Subject::Bay { number: n })
+                            .at(bloc.clone()),
+                    );
+                }
+                let drive = place_drive(&mut self.t, bix, n, part).map_err(|e| InternalError {
+                    platform: def.name.clone(),
+                    what: format!("two nodes with id `{}`", e.0),
+                })?;
+                if let Some(b) = self.bays.get_mut(&n) {
+                    b.drive = Some((drive, part_id.clone()));
+                }
+            }
+            if !missing.is_empty() {
+                let bays = &self.bays;
+                let have = have_bays.get_or_insert_with(|| {
+                    compress_ranges(&bays.keys().copied().collect::<Vec<u16>>())
+                });
+                self.findings.push(
+                    Finding::error(
+                        "LP0101",
+                        format!(
+                            "no bay {} with the chosen options",
+                            missing
+                                .iter()
+                                .map(u16::to_string)
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ),
+                    )
+                    .with_help(format!("bays are {have}"))
+                    .at(bloc),
+                );
+            }
+        }
+        Ok(())
+    }
 }
 
 /// A card to place: slot id, part id, and where the build names each.
@@ -931,56 +1203,48 @@ fn unknown_part(catalog: &Catalog, id: &str, loc: Location) -> Finding {
         .at(loc)
 }
 
-fn add(
-    t: &mut Topology,
-    id: String,
-    label: String,
-    kind: NodeKind,
-    confidence: Confidence,
-    source: Option<String>,
-) -> NodeIndex {
-    // Ids are validated unique per file; a clash here means two groups share a name.
-    // Keep going with a suffixed id rather than failing the whole plan.
-    let id = if t.node_by_id(&id).is_some() {
-        format!("{id}#{}", t.graph.node_count())
-    } else {
-        id
-    };
-    let mut n = Node::new(id, label, kind);
-    n.confidence = confidence;
-    n.source = source;
-    t.add_node(n).unwrap_or_default()
-}
-
-/// Mechanical, electrical and size checks of a card against its slot.
-fn check_card_fits(info: &SlotInfo, part: &Part, loc: &Location) -> Vec<Finding> {
+/// Mechanical, electrical and size checks of a card against its slot, and whether one of
+/// them keeps the card out (wrong kind of slot, edge wider than the connector).
+fn check_card_fits(
+    platform: &Platform,
+    info: &SlotInfo,
+    part: &Part,
+    loc: &Location,
+) -> (Vec<Finding>, bool) {
     let mut out = Vec::new();
     let s = &info.def;
-    let fits = if part.def.fits.is_empty() {
-        vec![SlotKind::Pcie]
-    } else {
-        part.def.fits.clone()
-    };
-    if !fits.contains(&s.kind) {
+    let fits = part.fits();
+    if !fits.contains(s.kind.get_ref()) {
+        // Name the kinds as this platform calls them; a kind it does not have by its id.
+        let names: Vec<String> = fits
+            .iter()
+            .map(|k| {
+                platform
+                    .slot_kind(k)
+                    .map_or_else(|| format!("`{k}`"), |i| format!("{} slots", i.label))
+            })
+            .collect();
         out.push(
             Finding::error(
                 "LP0113",
                 format!(
-                    "{} does not fit {} (a {:?} slot)",
-                    part.def.name, s.label, s.kind
+                    "{} does not fit {} (a {} slot)",
+                    part.def.name, s.label, info.kind.label
                 ),
             )
-            .with_help(format!("it fits: {fits:?}"))
+            .with_help(format!("it fits: {}", names.join(", ")))
             .about(Subject::Slot {
                 id: s.id.get_ref().clone(),
             })
             .at(loc.clone()),
         );
-        return out;
+        return (out, true);
     }
-    let mech = *s.mechanical.get_ref();
-    let elec = *s.electrical.get_ref();
+    let mech = s.mechanical.get_ref().get();
+    let elec = s.electrical.get_ref().get();
+    let mut fatal = false;
     if part.mechanical() > mech {
+        fatal = true;
         out.push(
             Finding::error(
                 "LP0105",
@@ -1052,82 +1316,13 @@ fn check_card_fits(info: &SlotInfo, part: &Part, loc: &Location) -> Vec<Finding>
             .at(loc.clone()),
         );
     }
-    out
-}
-
-/// Puts a card into a slot; extender cards get one port node per drive.
-fn place_card(t: &mut Topology, info: &SlotInfo, part: &Part) -> NodeIndex {
-    let slot_gen = t.node(info.slot).rated_gen.unwrap_or(Gen::G3);
-    let elec = *info.def.electrical.get_ref();
-    let card_id = format!("{}/card", info.def.id.get_ref());
-    let mut n = Node::new(
-        card_id.clone(),
-        part.def.name.clone(),
-        NodeKind::Device {
-            class: part.def.class,
-            part: Some(part.id().to_string()),
-            perf: part.def.perf.map(Box::new),
-        },
-    );
-    n.confidence = part.def.confidence;
-    n.source = part.def.source.clone();
-    n.limit = storage_side(part).map(Box::new);
-    let card = t.add_node(n).unwrap_or(info.slot);
-    let max = LinkRate::new(part.generation(), part.width());
-    let rate = LinkRate::new(part.generation().min(slot_gen), part.width().min(elec));
-    t.link(
-        info.slot,
-        card,
-        Link::Pcie {
-            rate,
-            max: Some(max),
-        },
-    );
-    if part.def.class == DeviceClass::Extender {
-        let ports = part.def.ports.unwrap_or(4);
-        let pw = part.def.port_width.unwrap_or(4);
-        let sw = part.def.switch.clone();
-        let parent = if let Some(sw_part) = sw {
-            let s = t
-                .add_node(Node::new(
-                    format!("{card_id}/switch"),
-                    format!("{sw_part} switch"),
-                    NodeKind::Switch {
-                        part: Some(sw_part),
-                    },
-                ))
-                .unwrap_or(card);
-            t.link(card, s, Link::Attach);
-            Some(s)
-        } else {
-            None
-        };
-        for p in 0..ports {
-            let kind = if parent.is_some() {
-                NodeKind::SwitchPort {
-                    width: pw,
-                    generation: part.generation(),
-                }
-            } else {
-                NodeKind::Cable
-            };
-            let label = if parent.is_some() {
-                format!("Downstream port {p}")
-            } else {
-                format!("Port {p} (x{pw} from the bifurcated slot)")
-            };
-            let mut pn = Node::new(format!("{card_id}/p{p}"), label, kind);
-            pn.rated_gen = Some(part.generation().min(slot_gen));
-            let pix = t.add_node(pn).unwrap_or(card);
-            t.link(parent.unwrap_or(card), pix, Link::Attach);
-        }
-    }
-    card
+    (out, fatal)
 }
 
 /// A storage controller's SAS/SATA side: `storage_lanes` x `storage_gbps`, 8b/10b.
 fn storage_side(part: &Part) -> Option<NodeLimit> {
-    let (lanes, gbps) = (part.def.storage_lanes?, part.def.storage_gbps?);
+    let lanes = part.def.storage_lanes?;
+    let gbps = *part.def.storage_gbps.as_ref()?.get_ref();
     let gbs = f64::from(lanes) * crate::pcie::serial_lane_gbs(gbps);
     Some(NodeLimit {
         read_gbs: gbs,
@@ -1137,7 +1332,12 @@ fn storage_side(part: &Part) -> Option<NodeLimit> {
 }
 
 /// Puts a drive into a bay and trains its link.
-fn place_drive(t: &mut Topology, bay: NodeIndex, n: u16, part: &Part) -> NodeIndex {
+fn place_drive(
+    t: &mut Topology,
+    bay: NodeIndex,
+    n: u16,
+    part: &Part,
+) -> Result<NodeIndex, DuplicateId> {
     let mut node = Node::new(
         format!("bay{n}/drive"),
         part.def.name.clone(),
@@ -1149,7 +1349,7 @@ fn place_drive(t: &mut Topology, bay: NodeIndex, n: u16, part: &Part) -> NodeInd
     );
     node.confidence = part.def.confidence;
     node.source = part.def.source.clone();
-    let d = t.add_node(node).unwrap_or(bay);
+    let d = t.add_node(node)?;
     let link = match part.def.interface {
         Some(Interface::Nvme) => {
             let (g, w) = train_upstream(t, bay, part.generation(), part.width());
@@ -1168,7 +1368,7 @@ fn place_drive(t: &mut Topology, bay: NodeIndex, n: u16, part: &Part) -> NodeInd
         },
     };
     t.link(bay, d, link);
-    d
+    Ok(d)
 }
 
 /// Walks up from a bay to the port that is the drive's link partner, taking the lowest

@@ -5,7 +5,7 @@ pub mod check;
 pub mod instantiate;
 
 use crate::finding::Finding;
-use crate::platform::schema::BuildFile;
+use crate::platform::schema::{BuildFile, MAX_TOTAL_BAYS, over_total_bays};
 use crate::platform::{Catalog, read_source};
 use crate::source::{InputError, InputErrors, SourceFile, parse_toml};
 use budget::Budget;
@@ -51,6 +51,14 @@ pub fn check_build(
             .with_help(format!("expected one of: {}", known.join(", ")))
             .into());
     };
+    if let Some(i) = over_total_bays(build.bays.iter().map(|b| b.bays.get_ref().as_str())) {
+        return Err(file
+            .error(
+                build.bays[i].bays.span(),
+                format!("the build's [[bay]] lists name more than {MAX_TOTAL_BAYS} bays"),
+            )
+            .into());
+    }
     let name = file.name.clone();
     let req = Request::from_build(build, file);
     Ok(run(platform, catalog, &req, Some(name)))

@@ -1,12 +1,16 @@
 //! Platforms and parts as data: the TOML files under `platforms/`, embedded in the binary at
-//! build time, plus any the user adds with `--platform-dir`. Loading validates references,
-//! widths and generations, and reports each problem at its file, line and column.
+//! build time, plus any the user adds with `--platform-dir`. Parsing checks every value's
+//! type (generations, widths and slot kinds are checked newtypes, see `schema`); loading
+//! then checks what spans a file (ids unique in every combination of options, references,
+//! bays in one group only, declared slot kinds) and reports each problem at its file, line
+//! and column. Nothing here decides by the text of a message.
 
 pub mod schema;
 
 use crate::pcie;
+pub use crate::source::read_source;
 use crate::source::{InputError, InputErrors, SourceFile, parse_toml};
-use foldhash::{HashSet, HashSetExt};
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use schema::*;
 use std::collections::BTreeMap;
 use std::ops::Range;
@@ -44,11 +48,61 @@ pub const EMBEDDED: &[(&str, &str)] = &[
     ),
 ];
 
+/// A slot kind as a platform uses it: its declaration, and where it sorts among the
+/// platform's kinds (`pcie` first unless the file declares it elsewhere).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SlotKindInfo {
+    pub id: SlotKind,
+    pub label: String,
+    pub short: Option<String>,
+    /// Position in the platform's declarations (chassis views sort slots by it).
+    pub order: u16,
+}
+
 /// A validated platform file.
 #[derive(Debug, Clone)]
 pub struct Platform {
     pub def: PlatformFile,
     pub file: SourceFile,
+    /// Every slot kind this platform knows, `pcie` included, in declaration order.
+    pub slot_kinds: Vec<SlotKindInfo>,
+}
+
+impl Platform {
+    /// The platform's declaration of a slot kind (validation made sure every slot's kind
+    /// has one).
+    pub fn slot_kind(&self, kind: &SlotKind) -> Option<&SlotKindInfo> {
+        self.slot_kinds.iter().find(|k| &k.id == kind)
+    }
+}
+
+/// The kinds of a platform file: `pcie` (implicit, first) and its `[[slot_kind]]` entries.
+fn slot_kinds_of(def: &PlatformFile) -> Vec<SlotKindInfo> {
+    let mut out = Vec::new();
+    if !def
+        .slot_kinds
+        .iter()
+        .any(|k| k.id.get_ref().as_str() == SlotKind::PCIE)
+    {
+        out.push(SlotKindInfo {
+            id: SlotKind::pcie(),
+            label: "PCIe".into(),
+            short: None,
+            order: 0,
+        });
+    }
+    for k in &def.slot_kinds {
+        if out.iter().any(|o| &o.id == k.id.get_ref()) {
+            continue;
+        }
+        out.push(SlotKindInfo {
+            id: k.id.get_ref().clone(),
+            label: k.label.clone(),
+            short: k.short.clone(),
+            order: out.len() as u16,
+        });
+    }
+    out
 }
 
 /// A validated part.
@@ -63,21 +117,30 @@ impl Part {
         self.def.id.get_ref()
     }
     pub fn generation(&self) -> pcie::Gen {
-        pcie::Gen::new(*self.def.generation.get_ref()).unwrap_or(pcie::Gen::G1)
+        self.def.generation.get_ref().pcie()
     }
     pub fn width(&self) -> u8 {
-        *self.def.width.get_ref()
+        self.def.width.get_ref().get()
     }
     pub fn mechanical(&self) -> u8 {
         self.def
             .mechanical
             .as_ref()
-            .map(|m| *m.get_ref())
+            .map(|m| m.get_ref().get())
             .unwrap_or(self.width())
+    }
+    /// The slot kinds it fits (`pcie` when the file names none).
+    pub fn fits(&self) -> Vec<SlotKind> {
+        if self.def.fits.is_empty() {
+            vec![SlotKind::pcie()]
+        } else {
+            self.def.fits.iter().map(|k| k.get_ref().clone()).collect()
+        }
     }
 }
 
-/// Everything laneplan knows: platforms by id and parts by id.
+/// Everything laneplan knows: platforms by id and parts by id. Ids are lowercase (checked
+/// when a file loads); lookups ignore case, so `R740XD` on a command line finds `r740xd`.
 #[derive(Debug, Clone, Default)]
 pub struct Catalog {
     pub platforms: BTreeMap<String, Platform>,
@@ -91,26 +154,35 @@ impl Catalog {
         for (name, text) in EMBEDDED {
             cat.add_file(SourceFile::new(*name, *text))?;
         }
+        cat.check_fits()?;
         Ok(cat)
     }
 
     /// The embedded files plus every `*.toml` in `dir` (platform or parts files; a file with
-    /// a top-level `part` array is a parts file). A user file may replace a built-in platform.
+    /// a `[[part]]` table is a parts file). Files must be regular files of at most
+    /// [`crate::source::MAX_INPUT_BYTES`]. A platform or part id that is already defined
+    /// (built in, or in an earlier file) is an error: a user file never silently replaces
+    /// another; give a changed copy its own id.
     pub fn with_dir(dir: Option<&Path>) -> Result<Catalog, InputErrors> {
-        let mut cat = Catalog::builtin()?;
-        if let Some(dir) = dir {
-            let entries = std::fs::read_dir(dir).map_err(|e| {
-                InputError::whole_file(dir.display().to_string(), format!("cannot read: {e}"))
-            })?;
-            let mut paths: Vec<_> = entries
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|x| x == "toml"))
-                .collect();
-            paths.sort();
-            for p in paths {
-                cat.add_file(read_source(&p)?)?;
-            }
+        let Some(dir) = dir else {
+            return Catalog::builtin();
+        };
+        let mut cat = Catalog::default();
+        for (name, text) in EMBEDDED {
+            cat.add_file(SourceFile::new(*name, *text))?;
         }
+        let entries = std::fs::read_dir(dir).map_err(|e| {
+            InputError::whole_file(dir.display().to_string(), format!("cannot read: {e}"))
+        })?;
+        let mut paths: Vec<_> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+            .collect();
+        paths.sort();
+        for p in paths {
+            cat.add_file(read_source(&p)?)?;
+        }
+        cat.check_fits()?;
         Ok(cat)
     }
 
@@ -119,27 +191,39 @@ impl Catalog {
         if is_parts_file(&file.text) {
             let parts: PartsFile = parse_toml(&file)?;
             let mut errors = Vec::new();
+            let mut seen: HashMap<String, Range<usize>> = HashMap::new();
             for p in parts.parts {
+                let before = errors.len();
                 validate_part(&p, &file, &mut errors);
-                if self.parts.contains_key(p.id.get_ref()) && !errors.is_empty() {
+                let id = p.id.get_ref().clone();
+                if let Some(first) = seen.get(&id) {
+                    let (line, _) = file.line_col(first.start);
+                    errors.push(
+                        file.error(p.id.span(), format!("duplicate part id `{id}`"))
+                            .with_help(format!("first defined at line {line}")),
+                    );
                     continue;
                 }
-                if let Some(prev) = self.parts.get(p.id.get_ref())
-                    && prev.file.name == file.name
-                {
-                    errors.push(file.error(
-                        p.id.span(),
-                        format!("duplicate part id `{}`", p.id.get_ref()),
-                    ));
+                seen.insert(id.clone(), p.id.span());
+                if let Some(prev) = self.parts.get(&id) {
+                    errors.push(
+                        file.error(p.id.span(), format!("duplicate part id `{id}`"))
+                            .with_help(format!(
+                                "{} already defines it; give this part its own id",
+                                prev.file.name
+                            )),
+                    );
                     continue;
                 }
-                self.parts.insert(
-                    p.id.get_ref().clone(),
-                    Part {
-                        def: p,
-                        file: file.clone(),
-                    },
-                );
+                if errors.len() == before {
+                    self.parts.insert(
+                        id,
+                        Part {
+                            def: p,
+                            file: file.clone(),
+                        },
+                    );
+                }
             }
             return if errors.is_empty() {
                 Ok(())
@@ -149,14 +233,59 @@ impl Catalog {
         }
         let def: PlatformFile = parse_toml(&file)?;
         validate_platform(&def, &file)?;
+        let id = def.id.get_ref().clone();
+        if let Some(prev) = self.platforms.get(&id) {
+            return Err(file
+                .error(def.id.span(), format!("duplicate platform id `{id}`"))
+                .with_help(format!(
+                    "{} already defines it; give this platform its own id",
+                    prev.file.name
+                ))
+                .into());
+        }
+        let slot_kinds = slot_kinds_of(&def);
         self.platforms.insert(
-            def.id.get_ref().clone(),
+            id,
             Platform {
                 def,
-                file: file.clone(),
+                file,
+                slot_kinds,
             },
         );
         Ok(())
+    }
+
+    /// Every kind a part `fits` is declared by some platform (or is `pcie`): a misspelt
+    /// kind would make the part fit nowhere.
+    fn check_fits(&self) -> Result<(), InputErrors> {
+        let known: HashSet<&SlotKind> = self
+            .platforms
+            .values()
+            .flat_map(|p| p.slot_kinds.iter().map(|k| &k.id))
+            .collect();
+        let mut errors = Vec::new();
+        for part in self.parts.values() {
+            for k in &part.def.fits {
+                if k.get_ref().as_str() != SlotKind::PCIE && !known.contains(k.get_ref()) {
+                    let mut names: Vec<&str> = known.iter().map(|k| k.as_str()).collect();
+                    names.sort();
+                    errors.push(
+                        part.file
+                            .error(k.span(), format!("unknown slot kind `{}`", k.get_ref()))
+                            .with_help(format!(
+                                "no platform declares it with [[slot_kind]]; declared: {}",
+                                names.join(", ")
+                            )),
+                    );
+                }
+            }
+        }
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            errors.sort_by(|a, b| (&a.file, a.line, a.column).cmp(&(&b.file, b.line, b.column)));
+            Err(InputErrors { errors })
+        }
     }
 
     pub fn platform(&self, id: &str) -> Option<&Platform> {
@@ -164,54 +293,80 @@ impl Catalog {
     }
 
     pub fn part(&self, id: &str) -> Option<&Part> {
-        self.parts.get(id)
+        self.parts
+            .get(id)
+            .or_else(|| self.parts.get(&id.to_ascii_lowercase()))
     }
 }
 
-/// Reads a file for parsing; unreadable or non-UTF-8 files are input errors.
-pub fn read_source(path: &Path) -> Result<SourceFile, InputError> {
-    let name = path.display().to_string();
-    let bytes = std::fs::read(path)
-        .map_err(|e| InputError::whole_file(name.clone(), format!("cannot read: {e}")))?;
-    let text = String::from_utf8(bytes)
-        .map_err(|e| InputError::whole_file(name.clone(), format!("not UTF-8 text: {e}")))?;
-    Ok(SourceFile::new(name, text))
-}
-
+/// A parts file holds `[[part]]` tables; TOML allows blanks inside the brackets
+/// (`[[ part ]]`) and a quoted key (`[["part"]]`).
 fn is_parts_file(text: &str) -> bool {
-    text.lines().any(|l| l.trim_start().starts_with("[[part]]"))
+    text.lines().any(|l| {
+        l.trim_start()
+            .strip_prefix("[[")
+            .and_then(|r| r.split_once("]]"))
+            .is_some_and(|(key, _)| {
+                let key = key.trim();
+                key == "part" || key == "\"part\"" || key == "'part'"
+            })
+    })
 }
 
-fn check_gen(v: &S<u8>, file: &SourceFile, errors: &mut Vec<InputError>) {
-    if pcie::Gen::new(*v.get_ref()).is_none() {
-        errors.push(file.error(
-            v.span(),
-            format!(
-                "expected a PCIe generation from 1 to 6, got {}",
-                v.get_ref()
-            ),
-        ));
+/// Ids of platforms, parts and slot kinds: lowercase ASCII letters, digits, `-`, `_`, `.`,
+/// starting with a letter or digit.
+pub fn valid_id(id: &str) -> bool {
+    let mut chars = id.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+        && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || "-_.".contains(c))
+}
+
+fn check_id(id: &S<String>, what: &str, file: &SourceFile, errors: &mut Vec<InputError>) {
+    let v = id.get_ref();
+    if !valid_id(v) {
+        errors.push(
+            file.error(
+                id.span(),
+                format!("{what} id `{v}` must be lowercase letters, digits, `-`, `_` or `.`"),
+            )
+            .with_help(format!("write `{}`", v.to_ascii_lowercase())),
+        );
     }
 }
 
-fn check_width(v: &S<u8>, file: &SourceFile, errors: &mut Vec<InputError>) {
-    if !pcie::valid_width(*v.get_ref()) {
+/// Why a component id cannot be used: the plan names the nodes it makes from ids joined
+/// with `/`, and names bays and switch ports `bayN` and `portN`, so these would clash.
+fn reserved_id(id: &str) -> Option<&'static str> {
+    let numbered = |prefix: &str| {
+        id.strip_prefix(prefix)
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+    };
+    if id.is_empty() {
+        Some("is empty")
+    } else if id.contains('/') {
+        Some("must not contain `/` (laneplan joins ids with it)")
+    } else if numbered("bay") || numbered("port") {
+        Some("is reserved (laneplan names bays `bayN` and switch ports `portN`)")
+    } else {
+        None
+    }
+}
+
+/// A figure that must be a finite number above zero (GB/s, Gb/s).
+fn check_positive(v: &S<f64>, what: &str, file: &SourceFile, errors: &mut Vec<InputError>) {
+    let x = *v.get_ref();
+    if !(x.is_finite() && x > 0.0) {
         errors.push(file.error(
             v.span(),
-            format!(
-                "impossible link width x{}: expected one of x1, x2, x4, x8, x12, x16, x32",
-                v.get_ref()
-            ),
+            format!("{what} must be a finite number above zero, got {x}"),
         ));
     }
 }
 
 fn validate_part(p: &PartDef, file: &SourceFile, errors: &mut Vec<InputError>) {
-    check_gen(&p.generation, file, errors);
-    check_width(&p.width, file, errors);
-    if let Some(m) = &p.mechanical {
-        check_width(m, file, errors);
-    }
+    check_id(&p.id, "part", file, errors);
     if p.class.is_drive() && p.interface.is_none() {
         errors.push(file.error(
             p.id.span(),
@@ -221,27 +376,122 @@ fn validate_part(p: &PartDef, file: &SourceFile, errors: &mut Vec<InputError>) {
             ),
         ));
     }
-    if p.class == crate::topology::DeviceClass::Extender && p.ports.is_none() {
+    if p.class == crate::topology::DeviceClass::Extender && p.ports.is_none_or(|n| n == 0) {
         errors.push(file.error(
             p.id.span(),
             format!(
-                "extender card `{}` needs `ports` (drives it serves)",
+                "extender card `{}` needs `ports` (drives it serves, at least 1)",
                 p.id.get_ref()
             ),
         ));
     }
+    if let Some(size) = &p.size
+        && !["2.5", "3.5", "m.2"].contains(&size.as_str())
+    {
+        errors.push(file.error(
+            p.id.span(),
+            format!(
+                "part `{}`: size `{size}` is not one of 2.5, 3.5, m.2",
+                p.id.get_ref()
+            ),
+        ));
+    }
+    for k in &p.fits {
+        if !valid_id(k.get_ref().as_str()) {
+            errors.push(file.error(
+                k.span(),
+                format!(
+                    "slot kind `{}` must be lowercase letters, digits, `-`, `_` or `.`",
+                    k.get_ref()
+                ),
+            ));
+        }
+    }
+    if let Some(g) = &p.storage_gbps {
+        check_positive(g, "storage_gbps", file, errors);
+    }
+    if let Some(perf) = &p.perf {
+        for (name, v) in [
+            ("seq_read_gbs", perf.seq_read_gbs),
+            ("seq_write_gbs", perf.seq_write_gbs),
+            ("rand_read_iops", perf.rand_read_iops),
+            ("rand_write_iops", perf.rand_write_iops),
+        ] {
+            if !(v.is_finite() && v >= 0.0) {
+                errors.push(file.error(
+                    p.id.span(),
+                    format!(
+                        "part `{}`: perf {name} must be a finite number, zero or above, got {v}",
+                        p.id.get_ref()
+                    ),
+                ));
+            }
+        }
+    }
 }
 
-/// Ids and references of a platform: every reference must name a defined id, ids are unique,
-/// widths and generations are possible ones.
+/// Where each id was first declared, for "duplicate id" errors.
+type IdSpans = HashMap<String, Range<usize>>;
+
+/// Ids and bays a fragment (the platform's base, or one choice) declares.
+#[derive(Default)]
+struct Declared {
+    ids: IdSpans,
+    bays: HashMap<u16, Range<usize>>,
+}
+
+fn fragment_ids<'a>(
+    slots: &'a [SlotDef],
+    switches: &'a [SwitchDef],
+    builtins: &'a [BuiltinDef],
+) -> impl Iterator<Item = &'a S<String>> {
+    slots
+        .iter()
+        .map(|s| &s.id)
+        .chain(switches.iter().map(|s| &s.id))
+        .chain(builtins.iter().map(|b| &b.id))
+}
+
+/// Ids and references of a platform: every reference names a defined id; ids are unique in
+/// every combination of options (choices of one option are alternatives, so they may
+/// repeat each other's ids, but never the base's or another option's); a bay belongs to
+/// one group; every slot's kind is declared; figures are possible ones.
 fn validate_platform(def: &PlatformFile, file: &SourceFile) -> Result<(), InputErrors> {
     let mut errors = Vec::new();
-    let mut ids: HashSet<String> = HashSet::new();
-    let mut dup = |id: &S<String>, errors: &mut Vec<InputError>| {
-        if !ids.insert(id.get_ref().clone()) {
-            errors.push(file.error(id.span(), format!("duplicate id `{}`", id.get_ref())));
+    check_id(&def.id, "platform", file, &mut errors);
+    // Slot kinds.
+    let mut kinds: HashMap<&SlotKind, Range<usize>> = HashMap::new();
+    for k in &def.slot_kinds {
+        if !valid_id(k.id.get_ref().as_str()) {
+            errors.push(file.error(
+                k.id.span(),
+                format!(
+                    "slot kind `{}` must be lowercase letters, digits, `-`, `_` or `.`",
+                    k.id.get_ref()
+                ),
+            ));
         }
-    };
+        if let Some(first) = kinds.insert(k.id.get_ref(), k.id.span()) {
+            errors.push(
+                file.error(
+                    k.id.span(),
+                    format!("duplicate slot kind `{}`", k.id.get_ref()),
+                )
+                .with_help(format!(
+                    "first declared at line {}",
+                    file.line_col(first.start).0
+                )),
+            );
+        }
+    }
+    let pcie = SlotKind::pcie();
+    let known_kinds = |k: &SlotKind| k == &pcie || kinds.contains_key(k);
+    let mut kind_names: Vec<&str> = kinds.keys().map(|k| k.as_str()).collect();
+    if !kinds.contains_key(&pcie) {
+        kind_names.push(SlotKind::PCIE);
+    }
+    kind_names.sort();
+
     let sockets: HashSet<&str> = def
         .sockets
         .iter()
@@ -286,33 +536,97 @@ fn validate_platform(def: &PlatformFile, file: &SourceFile) -> Result<(), InputE
     if def.sockets.is_empty() {
         errors.push(file.error(def.id.span(), "a platform needs at least one [[socket]]"));
     }
+    // Bound the work below whatever the file says: every list at most once.
+    let groups: Vec<&BayGroupDef> = def
+        .bays
+        .iter()
+        .chain(
+            def.options
+                .iter()
+                .flat_map(|o| o.choices.iter().flat_map(|c| &c.bays)),
+        )
+        .collect();
+    if let Some(i) = over_total_bays(groups.iter().map(|g| g.bays.get_ref().as_str())) {
+        errors.push(file.error(
+            groups[i].bays.span(),
+            format!("the bay groups name more than {MAX_TOTAL_BAYS} bays"),
+        ));
+        return Err(InputErrors { errors });
+    }
+
+    // Base ids: sockets, root complexes, slots, switches, built-ins share one namespace.
+    let mut base = Declared::default();
+    let declare = |d: &mut Declared,
+                   others: &[&Declared],
+                   id: &S<String>,
+                   errors: &mut Vec<InputError>| {
+        let v = id.get_ref();
+        if let Some(why) = reserved_id(v) {
+            errors.push(file.error(id.span(), format!("id `{v}` {why}")));
+        }
+        let first = d
+            .ids
+            .get(v)
+            .or_else(|| others.iter().find_map(|o| o.ids.get(v)));
+        match first {
+            Some(first) => errors.push(
+                file.error(id.span(), format!("duplicate id `{v}`"))
+                    .with_help(format!(
+                        "first declared at line {}; ids must be unique in every combination of options",
+                        file.line_col(first.start).0
+                    )),
+            ),
+            None => {
+                d.ids.insert(v.clone(), id.span());
+            }
+        }
+    };
     for s in &def.sockets {
-        dup(&s.id, &mut errors);
-        check_gen(&s.generation, file, &mut errors);
+        declare(&mut base, &[], &s.id, &mut errors);
     }
     for f in &def.fabrics {
         for end in f.between.get_ref() {
             refer(end, &sockets, "socket", &mut errors);
         }
+        if *f.links.get_ref() == 0 {
+            errors.push(file.error(f.links.span(), "a fabric needs at least one link"));
+        }
+        check_positive(&f.gbs_per_link, "gbs_per_link", file, &mut errors);
     }
     for r in &def.root_complexes {
-        dup(&r.id, &mut errors);
+        declare(&mut base, &[], &r.id, &mut errors);
         refer(&r.socket, &sockets, "socket", &mut errors);
-        check_gen(&r.generation, file, &mut errors);
         if *r.lanes.get_ref() == 0 {
             errors.push(file.error(r.lanes.span(), "a root complex needs at least one lane"));
         }
+        if let Some(g) = &r.max_gbs {
+            check_positive(g, "max_gbs", file, &mut errors);
+        }
     }
-    let mut check_fragment = |slots: &[SlotDef],
-                              switches_: &[SwitchDef],
-                              bays: &[BayGroupDef],
-                              builtins: &[BuiltinDef],
-                              errors: &mut Vec<InputError>| {
+    let check_fragment = |slots: &[SlotDef],
+                          switches_: &[SwitchDef],
+                          bays: &[BayGroupDef],
+                          builtins: &[BuiltinDef],
+                          d: &mut Declared,
+                          others: &[&Declared],
+                          errors: &mut Vec<InputError>| {
+        for id in fragment_ids(slots, switches_, builtins) {
+            declare(d, others, id, errors);
+        }
         for s in slots {
-            dup(&s.id, errors);
             refer(&s.root_complex, &rcs, "root complex", errors);
-            check_width(&s.electrical, file, errors);
-            check_width(&s.mechanical, file, errors);
+            if !known_kinds(s.kind.get_ref()) {
+                errors.push(
+                    file.error(
+                        s.kind.span(),
+                        format!("unknown slot kind `{}`", s.kind.get_ref()),
+                    )
+                    .with_help(format!(
+                        "declare it with [[slot_kind]]; this platform has: {}",
+                        kind_names.join(", ")
+                    )),
+                );
+            }
             if s.electrical.get_ref() > s.mechanical.get_ref() {
                 errors.push(file.error(
                     s.electrical.span(),
@@ -323,21 +637,39 @@ fn validate_platform(def: &PlatformFile, file: &SourceFile) -> Result<(), InputE
                     ),
                 ));
             }
-            if let Some(g) = &s.generation {
-                check_gen(g, file, errors);
-            }
         }
         for s in switches_ {
-            dup(&s.id, errors);
             if !switches.contains(s.uplink.get_ref().as_str()) {
                 refer(&s.uplink, &rcs, "root complex or switch", errors);
             }
-            check_width(&s.uplink_width, file, errors);
-            check_gen(&s.generation, file, errors);
         }
         for b in bays {
-            if let Err(e) = parse_bay_list(b.bays.get_ref()) {
-                errors.push(file.error(b.bays.span(), e));
+            match parse_bay_list(b.bays.get_ref()) {
+                Err(e) => errors.push(file.error(b.bays.span(), e)),
+                Ok(numbers) => {
+                    for n in numbers {
+                        let first = d
+                            .bays
+                            .get(&n)
+                            .or_else(|| others.iter().find_map(|o| o.bays.get(&n)))
+                            .cloned();
+                        match first {
+                            Some(first) => {
+                                errors.push(
+                                    file.error(b.bays.span(), format!("bay {n} is in two bay groups"))
+                                        .with_help(format!(
+                                            "the group at line {} has it too; a bay belongs to one group in every combination of options",
+                                            file.line_col(first.start).0
+                                        )),
+                                );
+                                break;
+                            }
+                            None => {
+                                d.bays.insert(n, b.bays.span());
+                            }
+                        }
+                    }
+                }
             }
             let (set, what) = match b.via {
                 Via::Direct => (&rcs, "root complex"),
@@ -345,18 +677,24 @@ fn validate_platform(def: &PlatformFile, file: &SourceFile) -> Result<(), InputE
                 Via::Card | Via::Controller => (&all_slots, "slot"),
             };
             refer(&b.to, set, what, errors);
-            for g in [&b.backplane_gen, &b.cable_gen].into_iter().flatten() {
-                check_gen(g, file, errors);
-            }
             if b.interfaces.is_empty() {
                 errors.push(file.error(b.bays.span(), "a bay group needs at least one interface"));
             }
+            if !["front", "rear"].contains(&b.location.as_str()) {
+                errors.push(file.error(
+                    b.bays.span(),
+                    format!("bay location `{}` is not front or rear", b.location),
+                ));
+            }
+            if !["2.5", "3.5"].contains(&b.size.as_str()) {
+                errors.push(file.error(
+                    b.bays.span(),
+                    format!("bay size `{}` is not 2.5 or 3.5", b.size),
+                ));
+            }
         }
         for b in builtins {
-            dup(&b.id, errors);
             refer(&b.root_complex, &rcs, "root complex", errors);
-            check_width(&b.width, file, errors);
-            check_gen(&b.generation, file, errors);
         }
     };
     check_fragment(
@@ -364,6 +702,8 @@ fn validate_platform(def: &PlatformFile, file: &SourceFile) -> Result<(), InputE
         &def.switches,
         &def.bays,
         &def.builtins,
+        &mut base,
+        &[],
         &mut errors,
     );
     // Cascaded switches must not form a cycle (a -> b -> a).
@@ -376,7 +716,7 @@ fn validate_platform(def: &PlatformFile, file: &SourceFile) -> Result<(), InputE
                 .flat_map(|o| o.choices.iter().flat_map(|c| &c.switches)),
         )
         .collect();
-    let uplinks: foldhash::HashMap<&str, &str> = all_switches
+    let uplinks: HashMap<&str, &str> = all_switches
         .iter()
         .map(|s| (s.id.get_ref().as_str(), s.uplink.get_ref().as_str()))
         .collect();
@@ -399,8 +739,28 @@ fn validate_platform(def: &PlatformFile, file: &SourceFile) -> Result<(), InputE
             cur = next;
         }
     }
+    // What each option's choices declare, together: choices of one option exclude each
+    // other, choices of different options combine.
+    let per_option: Vec<Declared> = def
+        .options
+        .iter()
+        .map(|o| {
+            let mut d = Declared::default();
+            for c in &o.choices {
+                for id in fragment_ids(&c.slots, &c.switches, &c.builtins) {
+                    d.ids.entry(id.get_ref().clone()).or_insert(id.span());
+                }
+                for b in &c.bays {
+                    for n in parse_bay_list(b.bays.get_ref()).unwrap_or_default() {
+                        d.bays.entry(n).or_insert(b.bays.span());
+                    }
+                }
+            }
+            d
+        })
+        .collect();
     let mut keys = HashSet::new();
-    for o in &def.options {
+    for (oi, o) in def.options.iter().enumerate() {
         if !keys.insert(o.key.get_ref().clone()) {
             errors.push(file.error(
                 o.key.span(),
@@ -420,18 +780,32 @@ fn validate_platform(def: &PlatformFile, file: &SourceFile) -> Result<(), InputE
                 ),
             ));
         }
+        let mut values = HashSet::new();
+        // Earlier options' declarations only: a clash between two options is reported once,
+        // at the later one.
+        let mut others: Vec<&Declared> = vec![&base];
+        others.extend(per_option[..oi].iter());
         for c in &o.choices {
-            // Choices of one option are alternatives: ids may repeat across them.
-            let mut scoped = Vec::new();
-            check_fragment(&c.slots, &c.switches, &c.bays, &c.builtins, &mut scoped);
-            errors.extend(
-                scoped
-                    .into_iter()
-                    .filter(|e| !e.message.starts_with("duplicate id")),
-            );
-            if let Some(g) = &c.nvme_path_gen {
-                check_gen(g, file, &mut errors);
+            if !values.insert(c.value.get_ref().as_str()) {
+                errors.push(file.error(
+                    c.value.span(),
+                    format!(
+                        "duplicate choice `{}` of option `{}`",
+                        c.value.get_ref(),
+                        o.key.get_ref()
+                    ),
+                ));
             }
+            let mut own = Declared::default();
+            check_fragment(
+                &c.slots,
+                &c.switches,
+                &c.bays,
+                &c.builtins,
+                &mut own,
+                &others,
+                &mut errors,
+            );
             for r in &c.reserves {
                 refer(r, &all_slots, "slot", &mut errors);
             }
@@ -445,6 +819,7 @@ fn validate_platform(def: &PlatformFile, file: &SourceFile) -> Result<(), InputE
     if errors.is_empty() {
         Ok(())
     } else {
+        errors.sort_by_key(|e| (e.line, e.column));
         Err(InputErrors { errors })
     }
 }
@@ -452,4 +827,27 @@ fn validate_platform(def: &PlatformFile, file: &SourceFile) -> Result<(), InputE
 /// The span of a `Spanned` value, for callers outside this module.
 pub fn span<T>(v: &S<T>) -> Range<usize> {
     v.span()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parts_files_are_told_by_their_tables() {
+        assert!(is_parts_file("[[part]]\nid = \"a\""));
+        assert!(is_parts_file("  [[ part ]]\nid = \"a\""));
+        assert!(is_parts_file("[[\"part\"]]"));
+        assert!(!is_parts_file("[[partner]]"));
+        assert!(!is_parts_file("id = \"x\"\n[[slot]]\n# [[part]]"));
+    }
+
+    #[test]
+    fn ids_are_lowercase() {
+        assert!(valid_id("r740xd"));
+        assert!(valid_id("cpu1.stack1"));
+        assert!(!valid_id("Tiny"));
+        assert!(!valid_id(""));
+        assert!(!valid_id("-a"));
+    }
 }

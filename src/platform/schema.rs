@@ -33,6 +33,9 @@ pub struct PlatformFile {
     pub fabrics: Vec<FabricDef>,
     #[serde(default, rename = "root_complex")]
     pub root_complexes: Vec<RootComplexDef>,
+    /// Slot kinds besides `pcie` (the platform's own: daughter cards, controller slots).
+    #[serde(default, rename = "slot_kind")]
+    pub slot_kinds: Vec<SlotKindDef>,
     #[serde(default, rename = "slot")]
     pub slots: Vec<SlotDef>,
     #[serde(default, rename = "switch")]
@@ -57,7 +60,7 @@ pub struct SocketDef {
     pub cpu: String,
     pub lanes: S<u16>,
     #[serde(rename = "gen")]
-    pub generation: S<u8>,
+    pub generation: S<Generation>,
     #[serde(default)]
     pub numa_nodes: Vec<u32>,
     #[serde(default)]
@@ -71,9 +74,10 @@ pub struct SocketDef {
 pub struct FabricDef {
     pub kind: FabricKind,
     pub between: S<[S<String>; 2]>,
-    pub links: u8,
-    /// Per link and direction.
-    pub gbs_per_link: f64,
+    /// At least one.
+    pub links: S<u8>,
+    /// Per link and direction; finite and above zero.
+    pub gbs_per_link: S<f64>,
     #[serde(default)]
     pub confidence: Confidence,
     #[serde(default)]
@@ -88,7 +92,7 @@ pub struct RootComplexDef {
     pub socket: S<String>,
     pub lanes: S<u16>,
     #[serde(rename = "gen")]
-    pub generation: S<u8>,
+    pub generation: S<Generation>,
     #[serde(default)]
     pub numa_node: Option<u32>,
     /// Splits the complex supports, e.g. `["x16", "x8x8", "x4x4x4x4"]`.
@@ -104,7 +108,7 @@ pub struct RootComplexDef {
     /// Throughput limit of the root complex per direction, GB/s, where the platform states
     /// one (the bandwidth analysis caps everything below it).
     #[serde(default)]
-    pub max_gbs: Option<f64>,
+    pub max_gbs: Option<S<f64>>,
     #[serde(default)]
     pub confidence: Confidence,
     #[serde(default)]
@@ -115,22 +119,114 @@ fn yes() -> bool {
     true
 }
 
-/// Physical kind of a slot: which cards fit it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize, Hash)]
-#[serde(rename_all = "kebab-case")]
-pub enum SlotKind {
-    /// A standard PCIe card edge slot.
-    Pcie,
-    /// Dell's integrated storage controller slot (PERC mini).
-    MiniPerc,
-    /// Dell network daughter card.
-    Rndc,
-    /// OCP 3.0 NIC slot.
-    Ocp3,
-    /// R7415 mezzanine.
-    Mezzanine,
-    /// Front PERC (R6525).
-    FrontPerc,
+/// Physical kind of a slot, by id: which cards fit it. Kinds are data: a platform declares
+/// its own with `[[slot_kind]]` (a vendor's storage-controller slot, a daughter card, an OCP
+/// NIC slot); only `pcie`, the standard card-edge slot, is known to every platform. Ids are
+/// lowercase ASCII letters, digits and `-` (checked when the file loads).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize, serde::Serialize)]
+#[serde(transparent)]
+pub struct SlotKind(pub String);
+
+impl SlotKind {
+    /// The standard PCIe card-edge slot every platform has without declaring it.
+    pub const PCIE: &'static str = "pcie";
+
+    pub fn pcie() -> SlotKind {
+        SlotKind(Self::PCIE.to_string())
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for SlotKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// A slot kind a platform declares (`[[slot_kind]]`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SlotKindDef {
+    pub id: S<SlotKind>,
+    /// What messages call it (`PERC mini`): "a card does not fit Slot 9 (a PERC mini slot)".
+    pub label: String,
+    /// The name the chassis views print for a slot of this kind; absent, they print
+    /// `Slot N` from the slot's label (as for `pcie`).
+    #[serde(default)]
+    pub short: Option<String>,
+    #[serde(default)]
+    pub source: Option<String>,
+}
+
+/// A PCIe generation, 1 to 6: checked when the file is parsed, so an impossible one is a
+/// located error and later code holds a valid value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(transparent)]
+pub struct Generation(u8);
+
+impl Generation {
+    pub fn new(n: u8) -> Option<Generation> {
+        crate::pcie::Gen::new(n).map(|_| Generation(n))
+    }
+    pub fn get(self) -> u8 {
+        self.0
+    }
+    pub fn pcie(self) -> crate::pcie::Gen {
+        crate::pcie::Gen::new(self.0).expect("checked when parsed")
+    }
+}
+
+impl std::fmt::Display for Generation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl<'de> Deserialize<'de> for Generation {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = i64::deserialize(d)?;
+        u8::try_from(v)
+            .ok()
+            .and_then(Generation::new)
+            .ok_or_else(|| {
+                serde::de::Error::custom(format!("expected a PCIe generation from 1 to 6, got {v}"))
+            })
+    }
+}
+
+/// A PCIe link width: x1, x2, x4, x8, x12, x16 or x32, checked when the file is parsed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(transparent)]
+pub struct Width(u8);
+
+impl Width {
+    pub const X4: Width = Width(4);
+    pub fn new(n: u8) -> Option<Width> {
+        crate::pcie::valid_width(n).then_some(Width(n))
+    }
+    pub fn get(self) -> u8 {
+        self.0
+    }
+}
+
+impl std::fmt::Display for Width {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl<'de> Deserialize<'de> for Width {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = i64::deserialize(d)?;
+        u8::try_from(v).ok().and_then(Width::new).ok_or_else(|| {
+            serde::de::Error::custom(format!(
+                "impossible link width x{v}: expected one of x1, x2, x4, x8, x12, x16, x32"
+            ))
+        })
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize, serde::Serialize)]
@@ -152,20 +248,21 @@ pub enum Length {
 pub struct SlotDef {
     pub id: S<String>,
     pub label: String,
+    /// A kind the platform declares with `[[slot_kind]]`, or `pcie` (the default).
     #[serde(default = "pcie_kind")]
-    pub kind: SlotKind,
+    pub kind: S<SlotKind>,
     pub root_complex: S<String>,
     #[serde(default)]
     pub riser: Option<String>,
-    pub electrical: S<u8>,
-    pub mechanical: S<u8>,
+    pub electrical: S<Width>,
+    pub mechanical: S<Width>,
     #[serde(default)]
     pub height: Option<Height>,
     #[serde(default)]
     pub length: Option<Length>,
     /// Highest generation the riser and slot carry; defaults to the root complex's.
     #[serde(default, rename = "gen")]
-    pub generation: Option<S<u8>>,
+    pub generation: Option<S<Generation>>,
     /// The physical slot number the host reports for this slot (sysfs `slots/N`, lspci
     /// `Physical Slot: N`, the Slot Capabilities' number), where a real host shows it.
     #[serde(default)]
@@ -176,8 +273,8 @@ pub struct SlotDef {
     pub source: Option<String>,
 }
 
-fn pcie_kind() -> SlotKind {
-    SlotKind::Pcie
+fn pcie_kind() -> S<SlotKind> {
+    S::new(0..0, SlotKind::pcie())
 }
 
 /// A PCIe switch on a backplane or board.
@@ -188,9 +285,9 @@ pub struct SwitchDef {
     pub label: String,
     /// A root complex id, or another switch's id (cascaded switches).
     pub uplink: S<String>,
-    pub uplink_width: S<u8>,
+    pub uplink_width: S<Width>,
     #[serde(rename = "gen")]
-    pub generation: S<u8>,
+    pub generation: S<Generation>,
     #[serde(default)]
     pub part: Option<String>,
     #[serde(default)]
@@ -250,17 +347,17 @@ pub struct BayGroupDef {
     pub to: S<String>,
     /// Lanes per NVMe bay.
     #[serde(default = "four")]
-    pub width: u8,
+    pub width: Width,
     /// Backplane segment name and the highest generation it carries.
     #[serde(default)]
     pub backplane: Option<String>,
     #[serde(default, rename = "backplane_gen")]
-    pub backplane_gen: Option<S<u8>>,
+    pub backplane_gen: Option<S<Generation>>,
     /// Cables between the uplink and the backplane, and their generation.
     #[serde(default)]
     pub cable: Option<String>,
     #[serde(default, rename = "cable_gen")]
-    pub cable_gen: Option<S<u8>>,
+    pub cable_gen: Option<S<Generation>>,
     /// The card this option ships in the `to` slot (`show` draws it; a build must place it).
     #[serde(default)]
     pub card: Option<String>,
@@ -300,8 +397,8 @@ fn front() -> String {
     "front".into()
 }
 
-fn four() -> u8 {
-    4
+fn four() -> Width {
+    Width::X4
 }
 
 /// A device on the board (LOM, PCH-attached controllers, DMI).
@@ -312,9 +409,9 @@ pub struct BuiltinDef {
     pub label: String,
     pub class: DeviceClass,
     pub root_complex: S<String>,
-    pub width: S<u8>,
+    pub width: S<Width>,
     #[serde(rename = "gen")]
-    pub generation: S<u8>,
+    pub generation: S<Generation>,
     #[serde(default)]
     pub mps: Option<u16>,
     /// The PCH hangs below (DMI).
@@ -355,7 +452,7 @@ pub struct ChoiceDef {
     pub reserves: Vec<S<String>>,
     /// Sets the backplane and cable generation of every NVMe bay group (a backplane kit).
     #[serde(default)]
-    pub nvme_path_gen: Option<S<u8>>,
+    pub nvme_path_gen: Option<S<Generation>>,
     #[serde(default)]
     pub confidence: Confidence,
     #[serde(default)]
@@ -400,15 +497,15 @@ pub struct PartDef {
     /// For drives: `2.5` / `3.5` / `m.2`.
     #[serde(default)]
     pub size: Option<String>,
-    /// For cards: the slot kinds it fits.
+    /// For cards: the slot kinds it fits (ids some platform declares; default `pcie`).
     #[serde(default)]
-    pub fits: Vec<SlotKind>,
+    pub fits: Vec<S<SlotKind>>,
     #[serde(rename = "gen")]
-    pub generation: S<u8>,
-    pub width: S<u8>,
+    pub generation: S<Generation>,
+    pub width: S<Width>,
     /// Card edge width (defaults to `width`).
     #[serde(default)]
-    pub mechanical: Option<S<u8>>,
+    pub mechanical: Option<S<Width>>,
     #[serde(default)]
     pub height: Option<Height>,
     #[serde(default)]
@@ -420,14 +517,14 @@ pub struct PartDef {
     #[serde(default)]
     pub ports: Option<u8>,
     #[serde(default)]
-    pub port_width: Option<u8>,
+    pub port_width: Option<Width>,
     #[serde(default)]
     pub switch: Option<String>,
     /// Storage controllers: SAS/SATA lanes and rate per lane (Gb/s).
     #[serde(default)]
     pub storage_lanes: Option<u8>,
     #[serde(default)]
-    pub storage_gbps: Option<f64>,
+    pub storage_gbps: Option<S<f64>>,
     #[serde(default)]
     pub perf: Option<Perf>,
     /// The PCI identities this part shows on a host: `id = "1000:0097"` (vendor:device) and,
@@ -487,10 +584,18 @@ pub struct BayFill {
     pub part: S<String>,
 }
 
-/// Parses `"0-11"`, `"3"`, `"0,2,4-6"` into bay numbers.
+/// The most bay numbers one list may name (every `u16`), and all the lists of one platform
+/// or build together: bounds on memory and time whatever a file says (`"0-65535"` repeated).
+pub const MAX_LIST_BAYS: usize = 1 << 16;
+pub const MAX_TOTAL_BAYS: usize = 1 << 20;
+
+/// Parses `"0-11"`, `"3"`, `"0,2,4-6"` into bay numbers (at most [`MAX_LIST_BAYS`]).
 pub fn parse_bay_list(s: &str) -> Result<Vec<u16>, String> {
     let mut out = Vec::new();
     for part in s.split(',').map(str::trim) {
+        if out.len() > MAX_LIST_BAYS {
+            break;
+        }
         if part.is_empty() {
             return Err(format!("empty item in bay list `{s}`"));
         }
@@ -507,12 +612,28 @@ pub fn parse_bay_list(s: &str) -> Result<Vec<u16>, String> {
             None => out.push(part.parse().map_err(|_| bad())?),
         }
     }
+    if out.len() > MAX_LIST_BAYS {
+        return Err(format!("bay list names more than {MAX_LIST_BAYS} bays"));
+    }
     Ok(out)
+}
+
+/// The first list (by position) at which the lists together name more than
+/// [`MAX_TOTAL_BAYS`] bays, if they do. Work is bounded by the limit, not the input.
+pub fn over_total_bays<'a>(lists: impl IntoIterator<Item = &'a str>) -> Option<usize> {
+    let mut total = 0usize;
+    for (i, l) in lists.into_iter().enumerate() {
+        total += parse_bay_list(l).map_or(0, |v| v.len());
+        if total > MAX_TOTAL_BAYS {
+            return Some(i);
+        }
+    }
+    None
 }
 
 #[cfg(test)]
 mod tests {
-    use super::parse_bay_list;
+    use super::{over_total_bays, parse_bay_list};
 
     #[test]
     fn bay_lists() {
@@ -521,5 +642,10 @@ mod tests {
         assert!(parse_bay_list("5-1").is_err());
         assert!(parse_bay_list("a").is_err());
         assert!(parse_bay_list("1,,2").is_err());
+        assert_eq!(parse_bay_list("0-65535").unwrap().len(), 65536);
+        assert!(parse_bay_list("0-65535,0").is_err());
+        let many = vec!["0-65535"; 17];
+        assert_eq!(over_total_bays(many.iter().copied()), Some(16));
+        assert_eq!(over_total_bays(many[..16].iter().copied()), None);
     }
 }

@@ -19,7 +19,7 @@ pub fn platforms(catalog: &Catalog) -> String {
         let generation = d
             .sockets
             .first()
-            .map(|s| *s.generation.get_ref())
+            .map(|s| s.generation.get_ref().get())
             .unwrap_or(3);
         let _ = writeln!(
             out,
