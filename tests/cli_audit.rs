@@ -98,7 +98,7 @@ fn exit_codes() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains(
-            "cannot read /nonexistent/dump.txt",
+            "/nonexistent/dump.txt:1:1: cannot read the lspci dump: missing",
         ));
     laneplan()
         .args(["audit", "--lspci", "x", "--sysfs-root", "/"])
