@@ -148,15 +148,16 @@ pub fn parse(text: &str, file: &str) -> (HostScan, Vec<Finding>) {
                 }),
         );
     };
-    for (i, line) in lines(text).enumerate() {
+    let mut it = lines(text).enumerate().peekable();
+    while let Some((i, line)) = it.next() {
         let line_no = i + 1;
         if line.trim().is_empty() {
             // Some lspci versions print a blank line inside a block (after `L1SubCtl1:`):
-            // the block goes on when the next line is indented.
-            let next_indented = text[text_offset(text, line)..]
-                .lines()
-                .nth(1)
-                .is_some_and(|n| n.starts_with([' ', '\t']) && !n.trim().is_empty());
+            // the block goes on when the next line is indented. The next line as `lines`
+            // ends it (LF, CRLF or a lone CR), like every other line.
+            let next_indented = it
+                .peek()
+                .is_some_and(|(_, n)| n.starts_with([' ', '\t']) && !n.trim().is_empty());
             if !next_indented && let Some(f) = cur.take() {
                 scan.functions.push(f);
             }
@@ -304,10 +305,6 @@ pub fn parse(text: &str, file: &str) -> (HostScan, Vec<Finding>) {
 }
 
 /// Byte offset of `line` (a slice of `text`) in `text`.
-fn text_offset(text: &str, line: &str) -> usize {
-    (line.as_ptr() as usize).saturating_sub(text.as_ptr() as usize)
-}
-
 fn clip(s: &str) -> String {
     s.chars().take(80).collect()
 }

@@ -22,6 +22,7 @@ use crate::host::model::{HostScan, SlotCap};
 use crate::host::tree::{FnKind, device_class};
 use crate::host::{fs, lspci, names, sysfs};
 use crate::platform::Catalog;
+use crate::platform::schema::SlotKind;
 use crate::topology::DeviceClass;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -412,6 +413,8 @@ struct PartRef {
     id: String,
     /// Its card edge width (what a slot's connector must take).
     mechanical: u8,
+    /// The slot kinds it fits (a learned part: `pcie`).
+    fits: Vec<SlotKind>,
     new: Option<String>,
 }
 
@@ -430,6 +433,7 @@ fn part_for(f: &FunctionReport, catalog: &Catalog, gw: (u8, u8), source: &str) -
         return PartRef {
             id: p.id().to_string(),
             mechanical: p.mechanical(),
+            fits: p.fits(),
             new: None,
         };
     }
@@ -489,6 +493,7 @@ fn part_for(f: &FunctionReport, catalog: &Catalog, gw: (u8, u8), source: &str) -
     PartRef {
         id,
         mechanical: gw.1,
+        fits: vec![SlotKind::pcie()],
         new: Some(t),
     }
 }
@@ -592,6 +597,8 @@ fn write_files(
     let mut parts_seen: BTreeMap<String, ()> = BTreeMap::new();
     let mut build_slots = String::new();
     let mut build_bays: BTreeMap<u16, String> = BTreeMap::new();
+    // Slot kinds other than `pcie` the learned slots take (declared before the slots).
+    let mut kinds: BTreeMap<SlotKind, String> = BTreeMap::new();
     let mut body = String::new();
     let mut part_for_dev = |f: &FunctionReport, fallback: (u8, u8), s: &mut Summary| -> PartRef {
         let gw = gen_width(f).unwrap_or(fallback);
@@ -696,6 +703,17 @@ fn write_files(
                 let part = card.map(|c| part_for_dev(c, (g, w), &mut s));
                 // The connector takes the card's edge: a card may train narrower than its edge.
                 let mech = part.as_ref().map_or(w, |p| p.mechanical.max(w));
+                // A card that fits no PCIe slot (a vendor's storage-controller slot, an OCP
+                // NIC slot) proves its slot is of a kind it fits: the first it lists.
+                let kind = part
+                    .as_ref()
+                    .filter(|p| !p.fits.iter().any(|k| k.as_str() == SlotKind::PCIE))
+                    .and_then(|p| p.fits.first().cloned());
+                if let (Some(k), Some(p)) = (&kind, &part) {
+                    kinds
+                        .entry(k.clone())
+                        .or_insert_with(|| slot_kind_decl(catalog, k, &p.id));
+                }
                 let _ = writeln!(body);
                 let _ = writeln!(body, "[[slot]]");
                 let _ = writeln!(body, "id = {}", q(&sid));
@@ -708,6 +726,13 @@ fn write_files(
                     "label = {} # inferred: the host's slot number; check the chassis label",
                     q(&label)
                 );
+                if let Some(k) = &kind {
+                    let _ = writeln!(
+                        body,
+                        "kind = {} # the card in it fits only this kind of slot",
+                        q(k.as_str())
+                    );
+                }
                 let _ = writeln!(body, "root_complex = {}", q(&rid));
                 let _ = writeln!(body, "electrical = {w}");
                 let _ = writeln!(
@@ -808,6 +833,9 @@ fn write_files(
             s.builtins += 1;
         }
     }
+    for decl in kinds.values() {
+        p.push_str(decl);
+    }
     p.push_str(&body);
 
     let parts = (!parts_text.is_empty()).then(|| {
@@ -835,6 +863,33 @@ fn write_files(
         build,
         summary: s,
     }
+}
+
+/// A `[[slot_kind]]` declaration for `kind`, which the catalogue part `part` fits: label and
+/// short name as the first catalogue platform that declares the kind gives them, else the id.
+fn slot_kind_decl(catalog: &Catalog, kind: &SlotKind, part: &str) -> String {
+    let known = catalog
+        .platforms
+        .values()
+        .flat_map(|p| p.def.slot_kinds.iter())
+        .find(|d| d.id.get_ref() == kind);
+    let label = known.map_or_else(|| kind.as_str().to_string(), |d| d.label.clone());
+    let mut t = String::new();
+    let _ = writeln!(t);
+    let _ = writeln!(t, "[[slot_kind]]");
+    let _ = writeln!(t, "id = {}", q(kind.as_str()));
+    let _ = writeln!(t, "label = {}", q(&label));
+    if let Some(short) = known.and_then(|d| d.short.as_deref()) {
+        let _ = writeln!(t, "short = {}", q(short));
+    }
+    let _ = writeln!(
+        t,
+        "source = {}",
+        q(&format!(
+            "learned: the host holds {part}, which fits only this kind of slot"
+        ))
+    );
+    t
 }
 
 fn descendants_of<'a>(all: &'a [FunctionReport], bdf: &str) -> Vec<&'a FunctionReport> {
