@@ -22,6 +22,7 @@ use crate::host::model::{HostScan, SlotCap};
 use crate::host::tree::{FnKind, device_class};
 use crate::host::{fs, lspci, names, sysfs};
 use crate::platform::Catalog;
+use crate::platform::schema::SlotKind;
 use crate::topology::DeviceClass;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -412,6 +413,9 @@ struct PartRef {
     id: String,
     /// Its card edge width (what a slot's connector must take).
     mechanical: u8,
+    /// The slot kind a catalogue part needs when it fits no standard PCIe slot (a PERC mini
+    /// found on a port that reports a physical slot number).
+    slot_kind: Option<String>,
     new: Option<String>,
 }
 
@@ -427,9 +431,15 @@ fn part_for(f: &FunctionReport, catalog: &Catalog, gw: (u8, u8), source: &str) -
         })
     });
     if let Some(p) = hit {
+        let fits = &p.def.fits;
+        let slot_kind = (!fits.is_empty() && !fits.contains(&SlotKind::Pcie))
+            .then(|| serde_json::to_value(fits[0]).ok())
+            .flatten()
+            .and_then(|v| v.as_str().map(str::to_string));
         return PartRef {
             id: p.id().to_string(),
             mechanical: p.mechanical(),
+            slot_kind,
             new: None,
         };
     }
@@ -489,6 +499,7 @@ fn part_for(f: &FunctionReport, catalog: &Catalog, gw: (u8, u8), source: &str) -
     PartRef {
         id,
         mechanical: gw.1,
+        slot_kind: None,
         new: Some(t),
     }
 }
@@ -708,6 +719,13 @@ fn write_files(
                     "label = {} # inferred: the host's slot number; check the chassis label",
                     q(&label)
                 );
+                if let Some(k) = part.as_ref().and_then(|p| p.slot_kind.as_deref()) {
+                    let _ = writeln!(
+                        body,
+                        "kind = {} # inferred: the catalogue part found here fits only this kind of slot",
+                        q(k)
+                    );
+                }
                 let _ = writeln!(body, "root_complex = {}", q(&rid));
                 let _ = writeln!(body, "electrical = {w}");
                 let _ = writeln!(
