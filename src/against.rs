@@ -439,6 +439,7 @@ pub fn diff_in(plan: &Plan, audit: &Audit, catalog: Option<&Catalog>) -> Diff {
                                     .as_deref()
                                     .and_then(|p| audit.function(p))
                                     .is_some_and(|p| p.slot_number == Some(n))
+                                || card_top(audit, f).is_some_and(|p| p.slot_number == Some(n))
                         })
                     });
                     let (idx, method) = match by_number {
@@ -557,6 +558,16 @@ pub fn diff_in(plan: &Plan, audit: &Audit, catalog: Option<&Catalog>) -> Diff {
                 _ => None,
             })
             .collect();
+        // A card is its slot's whole subtree: its virtual functions and the devices behind
+        // its own switch (two GPUs on one board) belong to the matched card, not new cards.
+        let matched_tops: std::collections::BTreeSet<&str> = used_cards
+            .iter()
+            .filter_map(|b| audit.function(b))
+            .filter_map(|c| card_top(audit, c))
+            .map(|p| p.bdf.as_str())
+            .collect();
+        endpoints
+            .retain(|f| card_top(audit, f).is_none_or(|p| !matched_tops.contains(p.bdf.as_str())));
         for f in endpoints {
             let mut e = unexpected(audit, f, socket_label.clone(), catalog);
             if !empty_slots.is_empty() {
@@ -837,6 +848,31 @@ fn unexpected(
 }
 
 /// The PCIe rate planned on the link above a device.
+/// The port a card sits on: the nearest port above `f` that reports a physical slot number,
+/// else the topmost port above it (a root port). Everything below that port is the card's.
+fn card_top<'a>(audit: &'a Audit, f: &FunctionReport) -> Option<&'a FunctionReport> {
+    let mut top = None;
+    let mut cur = f.parent.as_deref().and_then(|p| audit.function(p));
+    let mut hops = 0;
+    while let Some(p) = cur {
+        if matches!(
+            p.kind,
+            FnKind::RootPort | FnKind::SwitchPort | FnKind::Bridge
+        ) {
+            if p.slot_number.is_some() {
+                return Some(p);
+            }
+            top = Some(p);
+        }
+        hops += 1;
+        if hops > 256 {
+            break;
+        }
+        cur = p.parent.as_deref().and_then(|q| audit.function(q));
+    }
+    top
+}
+
 fn rate_above(t: &Topology, d: NodeIndex) -> Option<LinkRate> {
     t.parent_edge(d)
         .and_then(|(_, e)| t.graph[e].pcie().copied())
@@ -921,6 +957,9 @@ fn judge(
         if l.is_down() {
             e.status = DiffStatus::Missing;
             e.problems.push("present but its link is down".into());
+        } else if slow && !narrow && f.link_status == crate::host::audit::LinkStatus::PowerManaged {
+            // A GPU idles at a lower speed: the audit's note says how to re-check under
+            // load; not a difference from the plan.
         } else if slow || narrow {
             e.status = DiffStatus::Downtrained;
             e.problems.push(format!(

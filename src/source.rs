@@ -58,8 +58,8 @@ impl SourceFile {
             column,
             message: message.into(),
             help: None,
-            src: NamedSource::new(self.name.clone(), self.text.clone()),
-            span: (span.start.min(self.text.len()), len).into(),
+            src: Some(NamedSource::new(self.name.clone(), self.text.clone())),
+            span: Some((span.start.min(self.text.len()), len).into()),
         }
     }
 }
@@ -71,9 +71,10 @@ fn floor_char_boundary(s: &str, mut i: usize) -> usize {
     i
 }
 
-/// One located problem in an input file.
+/// One problem in an input file: located (`file:line:col`, with a caret snippet) where it has
+/// a place in the file, else about the file as a whole (one that cannot be read at all).
 #[derive(Debug, Clone, thiserror::Error, Diagnostic)]
-#[error("{file}:{line}:{column}: {message}")]
+#[error("{}", self.headline())]
 #[diagnostic(code(laneplan::input))]
 pub struct InputError {
     pub file: String,
@@ -83,9 +84,9 @@ pub struct InputError {
     #[help]
     pub help: Option<String>,
     #[source_code]
-    src: NamedSource<Arc<str>>,
+    src: Option<NamedSource<Arc<str>>>,
     #[label("here")]
-    span: SourceSpan,
+    span: Option<SourceSpan>,
 }
 
 impl InputError {
@@ -94,17 +95,54 @@ impl InputError {
         self
     }
 
-    /// An error about a whole file that has no useful position (unreadable, not UTF-8).
+    /// An error about a whole file that has no useful position (not UTF-8, no content).
     pub fn whole_file(file: impl Into<String>, message: impl Into<String>) -> Self {
         let file = file.into();
         InputError {
-            src: NamedSource::new(file.clone(), Arc::from("")),
+            src: Some(NamedSource::new(file.clone(), Arc::from(""))),
             file,
             line: 1,
             column: 1,
             message: message.into(),
             help: None,
-            span: (0, 0).into(),
+            span: Some((0, 0).into()),
+        }
+    }
+
+    /// A file that cannot be read at all (absent, a directory, unreadable): no location and
+    /// no snippet. `why` is what [`crate::host::fs::read_input`] says; reads
+    /// `cannot read FILE: no such file`.
+    pub fn unreadable(file: impl Into<String>, why: &str) -> Self {
+        let file = file.into();
+        let why = if why == "missing" {
+            "no such file"
+        } else {
+            why
+        };
+        InputError {
+            message: format!("cannot read {file}: {why}"),
+            file,
+            line: 0,
+            column: 0,
+            help: None,
+            src: None,
+            span: None,
+        }
+    }
+
+    /// Whether the error points at a place in the file.
+    pub fn is_located(&self) -> bool {
+        self.line > 0
+    }
+
+    fn headline(&self) -> String {
+        if self.is_located() {
+            format!(
+                "{}:{}:{}: {}",
+                self.file, self.line, self.column, self.message
+            )
+        } else {
+            self.message.clone()
         }
     }
 }

@@ -476,3 +476,43 @@ fn r7515_empty_backplane_ports_are_named_by_slot_and_summarised() {
     assert!(text.contains("0000:42:03.0  slot 128  below switch 0000:41:00.0, hot-plug"));
     assert_eq!(text.matches(", hot-plug").count(), 24);
 }
+
+/// A card is its slot's whole subtree: the R7515's slot 5 card and its SR-IOV virtual
+/// function 03:01.0 are one card, and the R7425's GRID K2 (two GPUs behind the card's own
+/// PEX 8747 switch) is one card in slot 1, matched by the slot number on the root port above
+/// the card's switch; its idle GPU's 2.5 GT/s link is the audit's note, not a downtrain.
+#[test]
+fn a_card_is_its_slots_whole_subtree_vfs_and_gpus_behind_its_switch() {
+    let (_, d) = against_capture(R7515, "examples/hosts/r7515.toml");
+    assert!(!d.entries.iter().any(|e| e.status == DiffStatus::Unexpected));
+    let slot5 = d.entries.iter().find(|e| e.place == "Slot 5").unwrap();
+    assert_eq!(
+        (slot5.status, slot5.bdf.as_deref(), slot5.method),
+        (
+            DiffStatus::Ok,
+            Some("0000:03:00.0"),
+            against::MatchMethod::PhysicalSlot
+        )
+    );
+    let (a, d) = against_capture(R7425, "examples/hosts/r7425.toml");
+    assert!(
+        !d.entries
+            .iter()
+            .any(|e| e.bdf.as_deref() == Some("0000:44:00.0"))
+    );
+    let slot1 = d.entries.iter().find(|e| e.place == "Slot 1").unwrap();
+    assert_eq!(
+        (slot1.status, slot1.bdf.as_deref(), slot1.method),
+        (
+            DiffStatus::Ok,
+            Some("0000:43:00.0"),
+            against::MatchMethod::PhysicalSlot
+        )
+    );
+    assert_eq!(slot1.found_link.as_deref(), Some("2.5 GT/s x16"));
+    assert!(
+        errors_and_warnings(&a).is_empty(),
+        "{:?}",
+        errors_and_warnings(&a)
+    );
+}

@@ -472,6 +472,9 @@ fn libnvme_captures_are_beyond_lspci_but_not_the_audit() {
     let a = audit(&root);
     let bdfs: Vec<&str> = a.functions.iter().map(|f| f.bdf.as_str()).collect();
     assert_eq!(bdfs, ["0214:90:00.0", "052e:78:00.0", "058e:78:00.0"]);
+    // Each alone on a flat root bus with no PCIe capability and no bridge (no config space
+    // in the capture): devices, not the root complex's own functions.
+    assert!(a.functions.iter().all(|f| f.kind == FnKind::Device));
 }
 
 #[test]

@@ -46,9 +46,8 @@ pub fn lines(text: &str) -> impl Iterator<Item = &str> {
 /// empty, UTF-16, binary (a NUL byte), or without a single PCI function.
 pub fn read_dump(path: &Path) -> Result<(HostScan, Vec<Finding>), InputError> {
     let name = path.display().to_string();
-    let bytes = super::fs::read_input(path, super::fs::LSPCI_CAP).map_err(|why| {
-        InputError::whole_file(&name, format!("cannot read the lspci dump: {why}"))
-    })?;
+    let bytes = super::fs::read_input(path, super::fs::LSPCI_CAP)
+        .map_err(|why| InputError::unreadable(&name, &why))?;
     parse_bytes(&bytes, &name)
 }
 

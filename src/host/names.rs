@@ -90,7 +90,7 @@ impl IdsFile {
     pub fn open(path: &Path) -> Result<IdsFile, InputError> {
         let name = path.display().to_string();
         let bytes = super::fs::read_input(path, super::fs::PCI_IDS_CAP)
-            .map_err(|why| InputError::whole_file(&name, format!("cannot read pci.ids: {why}")))?;
+            .map_err(|why| InputError::unreadable(&name, &why))?;
         let f = Self::parse(&String::from_utf8_lossy(&bytes), name.clone());
         if f.vendors.is_empty() {
             return Err(InputError::whole_file(

@@ -414,7 +414,6 @@ fn platform_class(class: Option<u32>) -> bool {
                 | 0x0580
                 | 0x0780
                 | 0x1180
-                | 0xff00
         )
     )
 }
@@ -422,9 +421,11 @@ fn platform_class(class: Option<u32>) -> bool {
 /// Marks the platform functions, from class code, PCIe port type and position in the tree
 /// (never from names):
 /// * a platform class anywhere;
-/// * every non-bridge function directly on a root bus (root-complex integrated endpoints and
-///   chipset functions: they sit on no link a card could fill), except PCIe endpoints and
-///   NVMe drives (a partial capture can show those there);
+/// * every non-bridge function directly on a PCIe root bus (root-complex integrated endpoints
+///   and chipset functions: they sit on no link a card could fill), except PCIe endpoints and
+///   NVMe drives (a partial capture can show those there); on a flat root bus where no
+///   function has a PCIe capability or a bus below (a VM's conventional PCI bus) the
+///   functions are devices;
 /// * every function of a device that has a platform-class function (AMD's internal ports
 ///   carry a dummy function beside their USB and SATA controllers), and every endpoint below
 ///   a root port whose sibling root ports (same device) lead to platform functions;
@@ -438,11 +439,24 @@ fn mark_platform(
 ) {
     let n = funcs.len();
     let is_port = |k: FnKind| k.is_port() || k == FnKind::Switch;
+    // Root buses where some function carries a PCIe capability or bridges to a bus below.
+    // A flat root bus with neither is a conventional PCI bus (a virtual machine's, or a
+    // capture of lone functions): the functions on it are the devices themselves (virtio),
+    // not a root complex's own.
+    let express_roots: BTreeSet<(u32, u8)> = (0..n)
+        .filter(|&i| {
+            parent[i].is_none()
+                && (funcs[i].port_type.is_some() || is_port(kind[i]) || !children[i].is_empty())
+        })
+        .map(|i| (funcs[i].bdf().domain, funcs[i].bdf().bus))
+        .collect();
     for i in 0..n {
         let f = &funcs[i];
-        // Directly on a root bus: root-complex integrated endpoints and chipset functions,
-        // not a PCIe endpoint (a partial capture can show one there) nor an NVMe drive.
+        // Directly on a PCIe root bus: root-complex integrated endpoints and chipset
+        // functions, not a PCIe endpoint (a partial capture can show one there) nor an NVMe
+        // drive.
         let on_root_bus = parent[i].is_none()
+            && express_roots.contains(&(f.bdf().domain, f.bdf().bus))
             && kind[i] == FnKind::Device
             && !matches!(
                 f.port_type,
