@@ -59,6 +59,13 @@ fn dry_run_maps_every_namespace_with_bay_link_ceiling_and_safety() {
     // 3.576: 3576.4997 in f64).
     assert_eq!(by("nvme1n1")["target"]["ceiling_read_gbs"], 3.591);
     assert_eq!(by("nvme1n1")["target"]["ceiling_write_gbs"], 3.576);
+    // Expected: the ceiling capped by the planned Micron 9300 PRO's 3.5 GB/s each way (the
+    // synthetic drives carry no subsystem id, so the part comes from the plan's bay).
+    assert_eq!(by("nvme1n1")["target"]["part"], "micron-9300-pro-3.84tb");
+    assert_eq!(by("nvme1n1")["target"]["expected_read_gbs"], 3.5);
+    assert_eq!(by("nvme1n1")["target"]["expected_write_gbs"], 3.5);
+    // Bay 17's x2 link is below the drive's spec: expected is the ceiling.
+    assert_eq!(b17["target"]["expected_read_gbs"], 1.796);
 }
 
 /// The R6525 capture's four namespaces backed here by plain files of the same names.
@@ -91,7 +98,7 @@ fn a_mapped_run_probes_each_namespace_beside_its_ceiling() {
     );
     let diff = laneplan::against::diff(&report.plan, &audit);
     laneplan::against::apply(&mut audit, &diff);
-    let targets: Vec<_> = mapped::targets(&audit, Some(&diff), dev.path())
+    let targets: Vec<_> = mapped::targets(&audit, Some(&diff), dev.path(), Some(&catalog))
         .into_iter()
         .map(|m| m.target)
         .collect();

@@ -1,12 +1,15 @@
 //! `probe --mapped`: every NVMe namespace the audit finds becomes a probe target, labelled
-//! with its bay, slot and link, and with the ceiling of its path: the planner's when a build
-//! is given (`--against`), else what its live link carries.
+//! with its bay, slot and link, with the ceiling of its path (what its live link carries
+//! under the direction-aware model: physics only) and, where the catalogue knows the drive
+//! (by its PCI ids, or the plan's part for its bay when the host matches the plan), the
+//! expected figure: that ceiling capped by the drive's specification.
 
 use super::safety::{Reason, Refusal, SafetyChecker};
 use super::target::ProbeTarget;
-use crate::against::Diff;
+use crate::against::{Diff, DiffStatus, part_by_ids};
 use crate::host::audit::Audit;
 use crate::pcie::{LinkRate, Model};
+use crate::platform::Catalog;
 use serde::Serialize;
 use std::path::Path;
 
@@ -25,7 +28,12 @@ pub struct Mapped {
 /// Targets for every namespace, in the audit's drive order, each namespace once (a
 /// multipath namespace is reached through several controllers). `dev` is where device nodes
 /// live (`/dev`); `diff` adds the plan's bay names.
-pub fn targets(audit: &Audit, diff: Option<&Diff>, dev: &Path) -> Vec<Mapped> {
+pub fn targets(
+    audit: &Audit,
+    diff: Option<&Diff>,
+    dev: &Path,
+    catalog: Option<&Catalog>,
+) -> Vec<Mapped> {
     let mut out: Vec<Mapped> = Vec::new();
     for d in &audit.drives {
         for ns in &d.namespaces {
@@ -68,6 +76,16 @@ pub fn targets(audit: &Audit, diff: Option<&Diff>, dev: &Path) -> Vec<Mapped> {
                 t.ceiling_write_gbs = Some(round3(r.to_device_gbs(Model::DirectionAware)));
             }
             t.location = Some(loc);
+            t.part = drive_part(audit, diff, catalog, d.bdf.as_deref());
+            if let (Some(c), Some(id)) = (catalog, t.part.as_deref())
+                && let Some(perf) = c.part(id).and_then(|p| p.def.perf)
+            {
+                let cap = |ceiling: Option<f64>, spec: f64| {
+                    Some(round3(ceiling.map_or(spec, |c| c.min(spec))))
+                };
+                t.expected_read_gbs = cap(t.ceiling_read_gbs, perf.seq_read_gbs);
+                t.expected_write_gbs = cap(t.ceiling_write_gbs, perf.seq_write_gbs);
+            }
             let mut why = Vec::new();
             if !ns.mounts.is_empty() {
                 why.push(format!("mounted at {}", ns.mounts.join(", ")));
@@ -84,6 +102,27 @@ pub fn targets(audit: &Audit, diff: Option<&Diff>, dev: &Path) -> Vec<Mapped> {
         }
     }
     out
+}
+
+/// The catalogue part a drive is: identified by its PCI ids (vendor:device and subsystem), or,
+/// where the ids name no part, the plan's part for the bay it matched (unless the audit found
+/// another part there).
+fn drive_part(
+    audit: &Audit,
+    diff: Option<&Diff>,
+    catalog: Option<&Catalog>,
+    bdf: Option<&str>,
+) -> Option<String> {
+    let catalog = catalog?;
+    let bdf = bdf?;
+    if let Some(id) = audit.function(bdf).and_then(|f| part_by_ids(catalog, f)) {
+        return Some(id);
+    }
+    diff?
+        .entries
+        .iter()
+        .find(|e| e.bdf.as_deref() == Some(bdf) && e.status != DiffStatus::WrongPart)
+        .and_then(|e| e.expected_part.clone())
 }
 
 /// Whether a mapped target is, on the live host `checker` looks at, the namespace the audit
@@ -159,6 +198,7 @@ pub fn render(mapped: &[Mapped]) -> String {
         "where",
         "read ceiling",
         "write ceiling",
+        "expected r/w",
         "probe",
     ]);
     let gbs = |v: Option<f64>| v.map(|v| format!("{v:.2} GB/s")).unwrap_or("-".into());
@@ -170,6 +210,10 @@ pub fn render(mapped: &[Mapped]) -> String {
             m.target.location.clone().unwrap_or_default(),
             gbs(m.target.ceiling_read_gbs),
             gbs(m.target.ceiling_write_gbs),
+            match (m.target.expected_read_gbs, m.target.expected_write_gbs) {
+                (Some(r), Some(w)) => format!("{r:.2} / {w:.2} GB/s"),
+                _ => "-".into(),
+            },
             m.refused
                 .as_ref()
                 .map(|r| format!("refused: {r}"))

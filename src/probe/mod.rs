@@ -576,6 +576,8 @@ fn context<'a>(
         cpu_seconds: cpu,
         ceiling_read_gbs: p.target.ceiling_read_gbs,
         ceiling_write_gbs: p.target.ceiling_write_gbs,
+        expected_read_gbs: p.target.expected_read_gbs,
+        expected_write_gbs: p.target.expected_write_gbs,
     }
 }
 
@@ -651,6 +653,8 @@ pub fn run(
                 cpu_seconds: Some(r.cpu_seconds),
                 ceiling_read_gbs: sum(|t| t.ceiling_read_gbs),
                 ceiling_write_gbs: sum(|t| t.ceiling_write_gbs),
+                expected_read_gbs: sum(|t| t.expected_read_gbs),
+                expected_write_gbs: sum(|t| t.expected_write_gbs),
             },
         ));
     } else {

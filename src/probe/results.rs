@@ -71,6 +71,12 @@ pub struct DeviceResult {
     pub ceiling_gbs: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ceiling_pct: Option<f64>,
+    /// Expected figure for this mix (GB/s): the ceiling capped by the drive's specification,
+    /// when the catalogue knows the drive; `expected_pct` is the measurement as a share of it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expected_gbs: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expected_pct: Option<f64>,
     pub errors: u64,
     /// I/Os given up on after the drain grace (device stalled).
     pub abandoned: u64,
@@ -86,6 +92,23 @@ pub struct ResultContext<'a> {
     pub cpu_seconds: Option<f64>,
     pub ceiling_read_gbs: Option<f64>,
     pub ceiling_write_gbs: Option<f64>,
+    pub expected_read_gbs: Option<f64>,
+    pub expected_write_gbs: Option<f64>,
+}
+
+/// The figure for a read/write mix: bytes split between the read and the write figure (a
+/// harmonic mean weighted by bytes), or the one direction the run used.
+fn mix_figure(read_bytes: u64, write_bytes: u64, r: Option<f64>, w: Option<f64>) -> Option<f64> {
+    match (read_bytes, write_bytes, r, w) {
+        (0, 0, _, _) => None,
+        (_, 0, Some(r), _) => Some(r),
+        (0, _, _, Some(w)) => Some(w),
+        (rb, wb, Some(cr), Some(cw)) => {
+            let fr = rb as f64 / (rb + wb) as f64;
+            Some(1.0 / (fr / cr + (1.0 - fr) / cw))
+        }
+        _ => None,
+    }
 }
 
 fn round(x: f64, digits: i32) -> f64 {
@@ -101,22 +124,18 @@ impl DeviceResult {
         let bytes = s.read_bytes + s.write_bytes;
         let secs = c.seconds.max(1e-9);
         let mb_per_s = bytes as f64 / secs / 1e6;
-        // The ceiling for this mix: bytes split between the read and write ceilings.
-        let ceiling = match (
+        let ceiling = mix_figure(
             s.read_bytes,
             s.write_bytes,
             c.ceiling_read_gbs,
             c.ceiling_write_gbs,
-        ) {
-            (0, 0, _, _) => None,
-            (_, 0, Some(r), _) => Some(r),
-            (0, _, _, Some(w)) => Some(w),
-            (r, w, Some(cr), Some(cw)) => {
-                let fr = r as f64 / (r + w) as f64;
-                Some(1.0 / (fr / cr + (1.0 - fr) / cw))
-            }
-            _ => None,
-        };
+        );
+        let expected = mix_figure(
+            s.read_bytes,
+            s.write_bytes,
+            c.expected_read_gbs,
+            c.expected_write_gbs,
+        );
         DeviceResult {
             label: c.label.to_string(),
             path: c.path.to_string(),
@@ -143,6 +162,8 @@ impl DeviceResult {
                 .map(|x| round(x * 1e6 / ios as f64, 3)),
             ceiling_gbs: ceiling.map(|x| round(x, 3)),
             ceiling_pct: ceiling.map(|g| round(mb_per_s / 1000.0 / g * 100.0, 1)),
+            expected_gbs: expected.map(|x| round(x, 3)),
+            expected_pct: expected.map(|g| round(mb_per_s / 1000.0 / g * 100.0, 1)),
             errors: s.errors,
             abandoned: s.abandoned,
         }
@@ -306,11 +327,16 @@ pub fn render_table(report: &ProbeReport) -> String {
         "max µs",
         "CPU µs/IO",
         "ceiling",
+        "expected",
     ]);
     let rows = report.devices.iter().chain(report.total.iter());
     for d in rows {
         let lat = d.latency.unwrap_or_default();
         let ceiling = match (d.ceiling_pct, d.ceiling_gbs) {
+            (Some(p), Some(g)) => format!("{p:.0} % of {g:.2} GB/s"),
+            _ => "-".to_string(),
+        };
+        let expected = match (d.expected_pct, d.expected_gbs) {
             (Some(p), Some(g)) => format!("{p:.0} % of {g:.2} GB/s"),
             _ => "-".to_string(),
         };
@@ -325,6 +351,7 @@ pub fn render_table(report: &ProbeReport) -> String {
             fmt_num(lat.max_us),
             d.cpu_us_per_io.map_or("-".into(), fmt_num),
             ceiling,
+            expected,
         ]);
     }
     for i in 1..9 {

@@ -22,6 +22,15 @@ pub struct ProbeTarget {
     pub ceiling_read_gbs: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ceiling_write_gbs: Option<f64>,
+    /// Expected read figure (GB/s): the ceiling capped by the drive's own specification, when
+    /// the catalogue knows the drive (`--mapped`: by its PCI ids or the plan's part).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expected_read_gbs: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expected_write_gbs: Option<f64>,
+    /// The catalogue part the expected figures come from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub part: Option<String>,
 }
 
 impl ProbeTarget {
@@ -37,6 +46,9 @@ impl ProbeTarget {
             location: None,
             ceiling_read_gbs: None,
             ceiling_write_gbs: None,
+            expected_read_gbs: None,
+            expected_write_gbs: None,
+            part: None,
         }
     }
 }
