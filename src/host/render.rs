@@ -4,7 +4,7 @@
 use super::audit::{Audit, LinkStatus};
 use super::model::LinkState;
 use super::tree::LiveTree;
-use comfy_table::{Table, presets::UTF8_FULL_CONDENSED};
+use crate::render::term::Term;
 use std::fmt::Write as _;
 
 /// What the tree shows after each device.
@@ -188,8 +188,12 @@ fn link_cell(l: &Option<LinkState>) -> String {
 
 /// One line per NVMe drive.
 pub fn drive_table(a: &Audit) -> String {
-    let mut t = Table::new();
-    t.load_style(UTF8_FULL_CONDENSED);
+    drive_table_in(a, &Term::WIDE)
+}
+
+/// [`drive_table`] fitted to a terminal.
+pub fn drive_table_in(a: &Audit, term: &Term) -> String {
+    let mut t = term.table();
     t.set_header(vec![
         "BDF",
         "ctrl",
@@ -295,23 +299,28 @@ pub fn empty_ports(a: &Audit) -> String {
 
 /// The full text report; `verbose` lists every empty port.
 pub fn text_with(a: &Audit, verbose: bool) -> String {
+    text_in(a, verbose, &Term::WIDE)
+}
+
+/// [`text_with`] fitted to a terminal: tree lines are cut, the table shrinks, findings wrap.
+pub fn text_in(a: &Audit, verbose: bool, term: &Term) -> String {
     let mut s = String::new();
-    s.push_str(&tree(a, TreeStyle::Full));
+    s.push_str(&term.fit(&tree(a, TreeStyle::Full)));
     s.push('\n');
     let sw = switches(a);
     if !sw.is_empty() {
-        s.push_str(&sw);
+        s.push_str(&term.wrap(&sw));
         s.push('\n');
     }
     if !a.drives.is_empty() {
-        s.push_str(&drive_table(a));
+        s.push_str(&drive_table_in(a, term));
         s.push_str("\n\n");
     }
     if verbose && !a.empty_ports.is_empty() {
-        s.push_str(&empty_ports(a));
+        s.push_str(&term.wrap(&empty_ports(a)));
         s.push('\n');
     }
-    s.push_str(&findings(a));
+    s.push_str(&term.wrap(&findings(a)));
     s
 }
 

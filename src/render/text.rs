@@ -1,12 +1,13 @@
 //! Human output: the planned tree (`lspci -tv` spirit: one line per element, the link on
 //! every line), the lane budget table, and linter-style findings with caret snippets.
 
+use super::term::Term;
 use crate::finding::{Finding, Severity};
 use crate::plan::Report;
 use crate::plan::budget::Budget;
 use crate::platform::Catalog;
 use crate::topology::{Confidence, Link, Node, NodeKind, Topology};
-use comfy_table::{Cell, CellAlignment, Table, presets::UTF8_FULL_CONDENSED};
+use comfy_table::{Cell, CellAlignment};
 use petgraph::stable_graph::NodeIndex;
 use std::fmt::Write;
 
@@ -154,7 +155,11 @@ fn link_text(t: &Topology, ix: NodeIndex) -> String {
             }
             s
         }
-        Link::Storage { protocol, gbps } => format!(" ── {protocol:?} {gbps} Gb/s").to_uppercase(),
+        Link::Storage { protocol, gbps } => {
+            // Upper-case the protocol only: the unit stays "Gb/s" (12 Gb/s is not 12 GB/s).
+            let proto = format!("{protocol:?}").to_uppercase();
+            format!(" ── {proto} {gbps} Gb/s")
+        }
         _ => String::new(),
     }
 }
@@ -244,8 +249,12 @@ fn node_line(t: &Topology, ix: NodeIndex) -> String {
 
 /// The lane budget: per socket, per root complex, each consumer.
 pub fn budget(b: &Budget) -> String {
-    let mut table = Table::new();
-    table.load_style(UTF8_FULL_CONDENSED);
+    budget_in(b, &Term::WIDE)
+}
+
+/// [`budget`] fitted to a terminal.
+pub fn budget_in(b: &Budget, term: &Term) -> String {
+    let mut table = term.table();
     table.set_header(vec![
         "socket",
         "root complex",
@@ -401,8 +410,16 @@ pub fn header(r: &Report) -> String {
 
 /// The parts catalogue as a table (`laneplan parts`).
 pub fn parts(catalog: &Catalog, class: Option<crate::topology::DeviceClass>) -> String {
-    let mut table = Table::new();
-    table.load_style(UTF8_FULL_CONDENSED);
+    parts_in(catalog, class, &Term::WIDE)
+}
+
+/// [`parts`] fitted to a terminal.
+pub fn parts_in(
+    catalog: &Catalog,
+    class: Option<crate::topology::DeviceClass>,
+    term: &Term,
+) -> String {
+    let mut table = term.table();
     table.set_header(vec![
         "id",
         "name",
