@@ -133,7 +133,7 @@ pub fn bays(args: &BaysArgs, cat: &CatalogArgs) -> Result<ExitCode> {
         };
         // --color: auto strips the colour for NO_COLOR and for output that is not a terminal.
         let mut out = super::stdout();
-        out.write_all(bays_text::render(&layout, &opts).as_bytes())
+        out.write_all(term.wrap(&bays_text::render(&layout, &opts)).as_bytes())
             .into_diagnostic()?;
     }
     Ok(ExitCode::SUCCESS)

@@ -98,9 +98,12 @@ impl Term {
     /// Prose: ASCII when asked, long lines wrapped at spaces with a hanging indent.
     pub fn wrap(&self, text: &str) -> String {
         self.per_line(text, |line, out| {
-            let Some(w) = self.width else {
-                out.push_str(line);
-                return;
+            let w = match self.width {
+                Some(w) if visible_len(line) > w => w,
+                _ => {
+                    out.push_str(line);
+                    return;
+                }
             };
             let indent: String = line.chars().take_while(|c| *c == ' ').collect();
             let hang = format!("{indent}  ");
@@ -112,8 +115,8 @@ impl Term {
             let mut first = true;
             for word in line[indent.len()..].split(' ') {
                 let lead = if first { &indent } else { &hang };
-                let cur_len = cur.chars().count();
-                let word_len = word.chars().count();
+                let cur_len = visible_len(&cur);
+                let word_len = visible_len(word);
                 if cur.is_empty() {
                     cur = format!("{lead}{word}");
                 } else if cur_len + 1 + word_len <= w {
@@ -151,15 +154,48 @@ impl Term {
         let Some(w) = self.width else {
             return line.to_string();
         };
-        if line.chars().count() <= w {
+        if visible_len(line) <= w {
             return line.to_string();
         }
         let tail = if self.ascii { "..." } else { "…" };
         let keep = w.saturating_sub(tail.chars().count());
-        let mut s: String = line.chars().take(keep).collect();
+        let mut s = String::new();
+        let (mut n, mut esc, mut coloured) = (0, false, false);
+        for c in line.chars() {
+            if esc || c == '\x1b' {
+                // ANSI escapes take no columns: keep them, count nothing.
+                esc = !(esc && c.is_ascii_alphabetic());
+                coloured = true;
+                s.push(c);
+                continue;
+            }
+            if n == keep {
+                break;
+            }
+            s.push(c);
+            n += 1;
+        }
+        if coloured {
+            s.push_str("\x1b[0m");
+        }
         s.push_str(tail);
         s
     }
+}
+
+/// Display columns of a line: its characters, less ANSI escape sequences.
+pub fn visible_len(line: &str) -> usize {
+    let (mut n, mut esc) = (0, false);
+    for c in line.chars() {
+        if esc {
+            esc = !c.is_ascii_alphabetic();
+        } else if c == '\x1b' {
+            esc = true;
+        } else {
+            n += 1;
+        }
+    }
+    n
 }
 
 /// `--wide` > `COLUMNS` > the tty's width > [`PIPE_WIDTH`].
@@ -234,6 +270,14 @@ mod tests {
         assert_eq!(width_from(false, None, None), Some(80));
         assert_eq!(width_from(false, Some("junk"), None), Some(80));
         assert_eq!(width_from(false, Some("10"), None), Some(MIN_WIDTH));
+    }
+
+    #[test]
+    fn escapes_take_no_columns() {
+        assert_eq!(visible_len("\x1b[1;31mabc\x1b[0m"), 3);
+        let t = Term::width(5);
+        assert_eq!(t.fit("\x1b[31mabcdefgh"), "\x1b[31mabcd\x1b[0m…");
+        assert_eq!(t.fit("\x1b[31mabc\x1b[0m"), "\x1b[31mabc\x1b[0m");
     }
 
     #[test]

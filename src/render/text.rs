@@ -312,8 +312,9 @@ pub fn budget_in(b: &Budget, term: &Term) -> String {
             ]);
         }
     }
-    let mut out = table.to_string();
-    out.push('\n');
+    let table_text = format!("{table}\n");
+    // The totals below are prose: they wrap to the terminal.
+    let mut out = String::new();
     for s in &b.sockets {
         let _ = writeln!(
             out,
@@ -348,7 +349,7 @@ pub fn budget_in(b: &Budget, term: &Term) -> String {
             if b.nvme_drives == 1 { "" } else { "s" }
         );
     }
-    out
+    format!("{table_text}{}", term.wrap(&out))
 }
 
 /// Findings like a linter: `error[LP0105]: message`, location, caret snippet, help.
