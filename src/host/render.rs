@@ -193,8 +193,7 @@ pub fn drive_table(a: &Audit) -> String {
 
 /// [`drive_table`] fitted to a terminal.
 pub fn drive_table_in(a: &Audit, term: &Term) -> String {
-    let mut t = term.table();
-    t.set_header(vec![
+    let header = [
         "BDF",
         "ctrl",
         "block",
@@ -207,46 +206,63 @@ pub fn drive_table_in(a: &Audit, term: &Term) -> String {
         "max",
         "port",
         "AER c/nf/f",
-    ]);
-    for d in &a.drives {
-        let blocks: Vec<String> = d
-            .namespaces
-            .iter()
-            .map(|b| {
-                if b.partitions.is_empty() {
-                    b.name.clone()
+    ];
+    let rows: Vec<Vec<String>> = a
+        .drives
+        .iter()
+        .map(|d| {
+            let blocks: Vec<String> = d
+                .namespaces
+                .iter()
+                .map(|b| {
+                    if b.partitions.is_empty() {
+                        b.name.clone()
+                    } else {
+                        format!("{} ({})", b.name, b.partitions.join(","))
+                    }
+                })
+                .collect();
+            let mut link = link_cell(&d.link);
+            if d.link_status == LinkStatus::Downtrained {
+                link.push_str(" !");
+            }
+            vec![
+                opt(&d.bdf),
+                opt(&d.controller),
+                if blocks.is_empty() {
+                    "-".into()
                 } else {
-                    format!("{} ({})", b.name, b.partitions.join(","))
-                }
-            })
-            .collect();
-        let mut link = link_cell(&d.link);
-        if d.link_status == LinkStatus::Downtrained {
-            link.push_str(" !");
-        }
-        t.add_row(vec![
-            opt(&d.bdf),
-            opt(&d.controller),
-            if blocks.is_empty() {
-                "-".into()
-            } else {
-                blocks.join(" ")
-            },
-            opt(&d.model),
-            opt(&d.serial),
-            opt(&d.slot),
-            opt(&d.bay),
-            opt(&d.numa_node),
-            link,
-            link_cell(&d.link_max),
-            opt(&d.upstream_port),
-            d.aer
-                .as_ref()
-                .map(|a| format!("{}/{}/{}", a.correctable, a.nonfatal, a.fatal))
-                .unwrap_or_else(|| "-".into()),
-        ]);
+                    blocks.join(" ")
+                },
+                opt(&d.model),
+                opt(&d.serial),
+                opt(&d.slot),
+                opt(&d.bay),
+                opt(&d.numa_node),
+                link,
+                link_cell(&d.link_max),
+                opt(&d.upstream_port),
+                d.aer
+                    .as_ref()
+                    .map(|a| format!("{}/{}/{}", a.correctable, a.nonfatal, a.fatal))
+                    .unwrap_or_else(|| "-".into()),
+            ]
+        })
+        .collect();
+    // Narrow terminals lose the serial, the upstream port, the max link, the controller,
+    // the AER counts and the NUMA node first (in that order).
+    let keep = term.keep_columns(&header, &rows, &[4, 10, 9, 1, 11, 7]);
+    let mut t = term.table();
+    t.set_header(keep.iter().map(|&i| header[i]));
+    for r in &rows {
+        t.add_row(keep.iter().map(|&i| r[i].clone()));
     }
-    t.to_string()
+    let note = term.left_out_note(&header, &keep);
+    if note.is_empty() {
+        t.to_string()
+    } else {
+        format!("{t}\n{}", note.trim_end())
+    }
 }
 
 /// Findings, one per line (`error[LP0302]: message` + location and help).

@@ -90,6 +90,53 @@ impl Term {
         t
     }
 
+    /// The columns of a table to show, in order: all of them when their unwrapped width fits
+    /// (or there is no limit), else fewer, dropping the columns of `drop_order` (indices,
+    /// least wanted first) until it fits; the cells that remain wrap. The JSON has them all.
+    pub fn keep_columns(
+        &self,
+        header: &[&str],
+        rows: &[Vec<String>],
+        drop_order: &[usize],
+    ) -> Vec<usize> {
+        let mut keep: Vec<usize> = (0..header.len()).collect();
+        let Some(w) = self.width else {
+            return keep;
+        };
+        let col_width = |i: usize| {
+            rows.iter()
+                .filter_map(|r| r.get(i))
+                .chain(std::iter::once(&header[i].to_string()))
+                .map(|c| c.lines().map(visible_len).max().unwrap_or(0))
+                .max()
+                .unwrap_or(0)
+        };
+        // Borders: one before each column plus one, a space each side of every cell.
+        let total = |keep: &[usize]| keep.iter().map(|&i| col_width(i) + 3).sum::<usize>() + 1;
+        for &d in drop_order {
+            if total(&keep) <= w {
+                break;
+            }
+            keep.retain(|&i| i != d);
+        }
+        keep
+    }
+
+    /// A note naming the columns [`Term::keep_columns`] left out, or nothing.
+    pub fn left_out_note(&self, header: &[&str], keep: &[usize]) -> String {
+        let gone: Vec<&str> = (0..header.len())
+            .filter(|i| !keep.contains(i))
+            .map(|i| header[i])
+            .collect();
+        if gone.is_empty() {
+            return String::new();
+        }
+        self.wrap(&format!(
+            "(not shown at this width: {}; --wide or --json shows them)\n",
+            gone.join(", ")
+        ))
+    }
+
     /// Tree or picture text: ASCII when asked, each line cut to the width with an ellipsis.
     pub fn fit(&self, text: &str) -> String {
         self.per_line(text, |line, out| out.push_str(&self.cut(line)))

@@ -420,8 +420,7 @@ pub fn parts_in(
     class: Option<crate::topology::DeviceClass>,
     term: &Term,
 ) -> String {
-    let mut table = term.table();
-    table.set_header(vec![
+    let header = [
         "id",
         "name",
         "class",
@@ -429,7 +428,8 @@ pub fn parts_in(
         "seq read/write GB/s",
         "4K read/write IOPS",
         "source",
-    ]);
+    ];
+    let mut rows: Vec<Vec<String>> = Vec::new();
     for p in catalog.parts.values() {
         let d = &p.def;
         if class.is_some_and(|c| c != d.class) {
@@ -455,7 +455,7 @@ pub fn parts_in(
             ),
             None => ("-".into(), "-".into()),
         };
-        table.add_row(vec![
+        rows.push(vec![
             d.id.get_ref().clone(),
             d.name.clone(),
             d.class.name().to_string(),
@@ -469,5 +469,20 @@ pub fn parts_in(
             ),
         ]);
     }
-    format!("{table}\n")
+    // Narrow terminals lose the source first (`parts --json` has it), then the IOPS.
+    let keep = term.keep_columns(&header, &rows, &[6, 5]);
+    let mut table = term.table();
+    table.set_header(keep.iter().map(|&i| header[i]));
+    for r in &rows {
+        table.add_row(keep.iter().map(|&i| r[i].clone()));
+    }
+    // Ids and links are short and searched for: they never wrap; names do.
+    for (col, &i) in keep.iter().enumerate() {
+        if matches!(i, 0 | 3)
+            && let Some(c) = table.column_mut(col)
+        {
+            c.set_constraint(comfy_table::ColumnConstraint::ContentWidth);
+        }
+    }
+    format!("{table}\n{}", term.left_out_note(&header, &keep))
 }
