@@ -57,9 +57,9 @@ fn too_long(text: &str, width: usize) -> Vec<String> {
 }
 
 #[test]
-fn every_line_fits_80_and_120_columns() {
+fn every_line_fits_40_80_and_120_columns() {
     for args in COMMANDS {
-        for w in [80, 120] {
+        for w in [40, 80, 120] {
             let text = run(args, &[("COLUMNS", &w.to_string())]);
             assert!(text.lines().count() > 3, "{args:?}: {text}");
             let long = too_long(&text, w);

@@ -476,7 +476,9 @@ pub fn parts_in(
     for r in &rows {
         table.add_row(keep.iter().map(|&i| r[i].clone()));
     }
-    // Ids and links are short and searched for: they never wrap; names do.
+    let plain = table.to_string();
+    // Ids and links are short and searched for: they do not wrap (names do), unless the
+    // terminal is too narrow even for that.
     for (col, &i) in keep.iter().enumerate() {
         if matches!(i, 0 | 3)
             && let Some(c) = table.column_mut(col)
@@ -484,5 +486,11 @@ pub fn parts_in(
             c.set_constraint(comfy_table::ColumnConstraint::ContentWidth);
         }
     }
-    format!("{table}\n{}", term.left_out_note(&header, &keep))
+    let mut text = table.to_string();
+    if let Some(w) = term.width
+        && text.lines().any(|l| l.chars().count() > w)
+    {
+        text = plain;
+    }
+    format!("{text}\n{}", term.left_out_note(&header, &keep))
 }
