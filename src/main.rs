@@ -13,6 +13,8 @@ pub struct Cli {
     command: Command,
     #[command(flatten)]
     catalog: cmd::plan::CatalogArgs,
+    #[command(flatten)]
+    term: cmd::TermArgs,
 }
 
 #[derive(Subcommand, Debug)]
@@ -56,6 +58,7 @@ fn main() -> ExitCode {
     }
     cmd::install_error_hook();
     let cli = Cli::parse();
+    cmd::set_term(&cli.term);
     let result = match cli.command {
         Command::Platforms(a) => cmd::plan::platforms(&a, &cli.catalog),
         Command::Parts(a) => cmd::plan::parts(&a, &cli.catalog),

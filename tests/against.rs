@@ -141,6 +141,7 @@ fn cli_audit_against_prints_the_diff_and_fills_bays() {
         .current_dir(root())
         .env("NO_COLOR", "1")
         .args([
+            "--wide",
             "audit",
             "--sysfs-root",
             "tests/fixtures/sysfs/r740xd-12nvme",

@@ -7,7 +7,10 @@ use common::*;
 use predicates::prelude::*;
 
 fn laneplan() -> Command {
-    Command::cargo_bin("laneplan").unwrap()
+    // Unfitted output; tests/term_width.rs covers 80 columns.
+    let mut c = Command::cargo_bin("laneplan").unwrap();
+    c.arg("--wide");
+    c
 }
 
 fn ids() -> String {

@@ -29,7 +29,10 @@ fn example(name: &str) -> PathBuf {
 }
 
 fn laneplan() -> Command {
-    Command::cargo_bin("laneplan").unwrap()
+    // Unfitted output; tests/term_width.rs covers 80 columns.
+    let mut c = Command::cargo_bin("laneplan").unwrap();
+    c.arg("--wide");
+    c
 }
 
 fn flow_of(name: &str) -> (plan::Report, flow::FlowReport) {

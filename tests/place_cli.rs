@@ -15,6 +15,7 @@ fn laneplan(args: &[&str]) -> (i32, String, String) {
         .unwrap()
         .current_dir(root())
         .env("NO_COLOR", "1")
+        .arg("--wide")
         .args(args)
         .output()
         .unwrap();

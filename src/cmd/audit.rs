@@ -88,10 +88,11 @@ pub fn run(args: AuditArgs, catalog: &super::plan::CatalogArgs) -> miette::Resul
         s.push('\n');
         s
     } else {
-        let mut s = render::text_with(&audit, args.verbose);
+        let term = super::term();
+        let mut s = render::text_in(&audit, args.verbose, &term);
         if let Some(d) = &diff {
             s.push('\n');
-            s.push_str(&laneplan::against::render(d));
+            s.push_str(&term.fit(&laneplan::against::render(d)));
         }
         s
     };
@@ -127,7 +128,7 @@ pub fn gather(args: GatherArgs) -> miette::Result<ExitCode> {
 
 fn print(s: &str) -> miette::Result<()> {
     use std::io::Write;
-    let mut out = anstream::stdout();
+    let mut out = super::stdout();
     match out.write_all(s.as_bytes()) {
         Ok(()) => Ok(()),
         // `| head` closing the pipe is not an error.

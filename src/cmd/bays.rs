@@ -34,11 +34,8 @@ pub struct BaysArgs {
     /// text picture).
     #[arg(long, value_name = "FILE")]
     pub svg: Option<PathBuf>,
-    /// Plain ASCII, no box-drawing characters and no colour.
-    #[arg(long)]
-    pub ascii: bool,
     /// Print JSON (schema: docs/bays.md).
-    #[arg(long, conflicts_with = "ascii")]
+    #[arg(long)]
     pub json: bool,
 }
 
@@ -125,14 +122,18 @@ pub fn bays(args: &BaysArgs, cat: &CatalogArgs) -> Result<ExitCode> {
         let v = serde_json::to_string_pretty(&layout).into_diagnostic()?;
         println!("{v}");
     } else if !svg_to_stdout {
+        let term = super::term();
+        // The global --ascii (or a non-UTF-8 locale) means no colour either.
         let opts = bays_text::TextOptions {
-            ascii: args.ascii,
-            color: !args.ascii,
-            width: 120,
+            ascii: term.ascii,
+            color: !term.ascii,
+            width: term
+                .width
+                .unwrap_or(bays_text::TextOptions::default().width),
         };
-        // anstream strips the colour for NO_COLOR and for output that is not a terminal.
-        let mut out = anstream::stdout();
-        out.write_all(bays_text::render(&layout, &opts).as_bytes())
+        // --color: auto strips the colour for NO_COLOR and for output that is not a terminal.
+        let mut out = super::stdout();
+        out.write_all(term.wrap(&bays_text::render(&layout, &opts)).as_bytes())
             .into_diagnostic()?;
     }
     Ok(ExitCode::SUCCESS)

@@ -111,12 +111,13 @@ pub fn flow(args: &FlowArgs, cat: &CatalogArgs) -> Result<ExitCode> {
         let v = json::flow_document(&report, &f, &found);
         println!("{}", serde_json::to_string_pretty(&v).into_diagnostic()?);
     } else {
-        print!("{}", text::header(&report));
+        let term = super::term();
+        print!("{}", term.wrap(&text::header(&report)));
         println!();
-        print!("{}", laneplan::render::flow::report(&f));
+        print!("{}", laneplan::render::flow::report_in(&f, &term));
         if !found.is_empty() {
             println!();
-            print!("{}", text::findings(&found, None));
+            print!("{}", term.wrap(&text::findings(&found, None)));
         }
     }
     Ok(if has_errors(&found) {

@@ -81,7 +81,7 @@ pub fn run(args: LearnArgs, catalog: &super::plan::CatalogArgs) -> miette::Resul
         println!("{}", serde_json::to_string_pretty(&doc).into_diagnostic()?);
     } else {
         let s = &learned.summary;
-        println!(
+        let line = format!(
             "Learned {}: {} sockets, {} root complexes, {} slots, {} switches, {} bays, {} onboard devices; parts: {} from the catalogue, {} new; {} root ports led nowhere",
             learned.id,
             s.sockets,
@@ -94,6 +94,7 @@ pub fn run(args: LearnArgs, catalog: &super::plan::CatalogArgs) -> miette::Resul
             s.parts_new,
             s.skipped_ports
         );
+        println!("{}", super::term().wrap(&line));
         for f in &files {
             println!("  wrote {}", f.display());
         }

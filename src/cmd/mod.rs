@@ -8,7 +8,54 @@ pub mod place;
 pub mod plan;
 pub mod probe;
 
+use laneplan::render::term::{Color, Term};
 use std::process::ExitCode;
+use std::sync::OnceLock;
+
+/// How text output fits the terminal; global, so it goes before or after the subcommand.
+#[derive(clap::Args, Debug)]
+pub struct TermArgs {
+    /// No width limit (default: the terminal's width, `COLUMNS`, or 80 when piped).
+    #[arg(long, global = true)]
+    pub wide: bool,
+    /// Plain ASCII: no box-drawing characters (automatic when the locale is not UTF-8).
+    #[arg(long, global = true)]
+    pub ascii: bool,
+    /// Colour: auto (a terminal without NO_COLOR), always or never.
+    #[arg(long, global = true, value_name = "WHEN", default_value = "auto", value_parser = parse_color)]
+    pub color: Color,
+}
+
+fn parse_color(s: &str) -> Result<Color, String> {
+    match s {
+        "auto" => Ok(Color::Auto),
+        "always" => Ok(Color::Always),
+        "never" => Ok(Color::Never),
+        _ => Err(format!("expected auto, always or never, not {s:?}")),
+    }
+}
+
+static TERM: OnceLock<Term> = OnceLock::new();
+
+/// Detects the terminal once, from the global flags and the environment.
+pub fn set_term(a: &TermArgs) {
+    let _ = TERM.set(Term::detect(a.wide, a.ascii, a.color));
+}
+
+/// The terminal the text output is fitted to.
+pub fn term() -> Term {
+    TERM.get().copied().unwrap_or_default()
+}
+
+/// stdout with colour per `--color` (auto: anstream strips it for NO_COLOR and pipes).
+pub fn stdout() -> anstream::AutoStream<std::io::Stdout> {
+    let choice = match term().color {
+        Color::Auto => anstream::ColorChoice::Auto,
+        Color::Always => anstream::ColorChoice::Always,
+        Color::Never => anstream::ColorChoice::Never,
+    };
+    anstream::AutoStream::new(std::io::stdout(), choice)
+}
 
 /// Exit code 2: usage or input error. Printed with miette so located errors show their
 /// caret snippet.

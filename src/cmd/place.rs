@@ -65,7 +65,7 @@ pub fn run(args: &PlaceArgs, cat: &super::plan::CatalogArgs) -> Result<ExitCode>
             serde_json::to_string_pretty(&report::json(&outcome)).into_diagnostic()?
         );
     } else {
-        print!("{}", report::text(&outcome));
+        print!("{}", super::term().wrap(&report::text(&outcome)));
         if let (Some(path), Some(_)) = (&args.output, outcome.best()) {
             println!("\nWrote {}", path.display());
         }

@@ -53,7 +53,7 @@ pub fn parts(args: &PartsArgs, cat: &CatalogArgs) -> Result<ExitCode> {
     if args.json {
         print_json(&json::parts(&catalog, args.class))?;
     } else {
-        print!("{}", text::parts(&catalog, args.class));
+        print!("{}", text::parts_in(&catalog, args.class, &super::term()));
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -101,7 +101,7 @@ pub fn platforms(args: &PlatformsArgs, cat: &CatalogArgs) -> Result<ExitCode> {
     if args.json {
         print_json(&json::platforms(&catalog))?;
     } else {
-        print!("{}", text::platforms(&catalog));
+        print!("{}", super::term().fit(&text::platforms(&catalog)));
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -155,12 +155,13 @@ pub fn show(args: &ShowArgs, cat: &CatalogArgs) -> Result<ExitCode> {
     if args.json {
         print_json(&json::report(&report, None))?;
     } else {
-        print!("{}", text::header(&report));
+        let term = super::term();
+        print!("{}", term.wrap(&text::header(&report)));
         println!();
-        print!("{}", text::tree(&report.plan.topology));
+        print!("{}", term.fit(&text::tree(&report.plan.topology)));
         println!();
         println!("Lane budget");
-        print!("{}", text::budget(&report.budget));
+        print!("{}", text::budget_in(&report.budget, &term));
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -178,18 +179,22 @@ pub fn check(args: &CheckArgs, cat: &CatalogArgs) -> Result<ExitCode> {
             Some(("bandwidth", json::bandwidth(&bandwidth))),
         ))?;
     } else {
-        print!("{}", text::header(&report));
+        let term = super::term();
+        print!("{}", term.wrap(&text::header(&report)));
         if !args.no_tree {
             println!();
-            print!("{}", text::tree(&report.plan.topology));
+            print!("{}", term.fit(&text::tree(&report.plan.topology)));
         }
         println!();
         println!("Lane budget");
-        print!("{}", text::budget(&report.budget));
+        print!("{}", text::budget_in(&report.budget, &term));
         println!();
-        print!("{}", laneplan::render::flow::report(&bandwidth));
+        print!("{}", laneplan::render::flow::report_in(&bandwidth, &term));
         println!();
-        print!("{}", text::findings(&report.findings, Some(&file)));
+        print!(
+            "{}",
+            term.wrap(&text::findings(&report.findings, Some(&file)))
+        );
     }
     Ok(if has_errors(&report.findings) {
         ExitCode::from(1)

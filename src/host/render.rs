@@ -4,7 +4,7 @@
 use super::audit::{Audit, LinkStatus};
 use super::model::LinkState;
 use super::tree::LiveTree;
-use comfy_table::{Table, presets::UTF8_FULL_CONDENSED};
+use crate::render::term::Term;
 use std::fmt::Write as _;
 
 /// What the tree shows after each device.
@@ -188,9 +188,12 @@ fn link_cell(l: &Option<LinkState>) -> String {
 
 /// One line per NVMe drive.
 pub fn drive_table(a: &Audit) -> String {
-    let mut t = Table::new();
-    t.load_style(UTF8_FULL_CONDENSED);
-    t.set_header(vec![
+    drive_table_in(a, &Term::WIDE)
+}
+
+/// [`drive_table`] fitted to a terminal.
+pub fn drive_table_in(a: &Audit, term: &Term) -> String {
+    let header = [
         "BDF",
         "ctrl",
         "block",
@@ -203,46 +206,63 @@ pub fn drive_table(a: &Audit) -> String {
         "max",
         "port",
         "AER c/nf/f",
-    ]);
-    for d in &a.drives {
-        let blocks: Vec<String> = d
-            .namespaces
-            .iter()
-            .map(|b| {
-                if b.partitions.is_empty() {
-                    b.name.clone()
+    ];
+    let rows: Vec<Vec<String>> = a
+        .drives
+        .iter()
+        .map(|d| {
+            let blocks: Vec<String> = d
+                .namespaces
+                .iter()
+                .map(|b| {
+                    if b.partitions.is_empty() {
+                        b.name.clone()
+                    } else {
+                        format!("{} ({})", b.name, b.partitions.join(","))
+                    }
+                })
+                .collect();
+            let mut link = link_cell(&d.link);
+            if d.link_status == LinkStatus::Downtrained {
+                link.push_str(" !");
+            }
+            vec![
+                opt(&d.bdf),
+                opt(&d.controller),
+                if blocks.is_empty() {
+                    "-".into()
                 } else {
-                    format!("{} ({})", b.name, b.partitions.join(","))
-                }
-            })
-            .collect();
-        let mut link = link_cell(&d.link);
-        if d.link_status == LinkStatus::Downtrained {
-            link.push_str(" !");
-        }
-        t.add_row(vec![
-            opt(&d.bdf),
-            opt(&d.controller),
-            if blocks.is_empty() {
-                "-".into()
-            } else {
-                blocks.join(" ")
-            },
-            opt(&d.model),
-            opt(&d.serial),
-            opt(&d.slot),
-            opt(&d.bay),
-            opt(&d.numa_node),
-            link,
-            link_cell(&d.link_max),
-            opt(&d.upstream_port),
-            d.aer
-                .as_ref()
-                .map(|a| format!("{}/{}/{}", a.correctable, a.nonfatal, a.fatal))
-                .unwrap_or_else(|| "-".into()),
-        ]);
+                    blocks.join(" ")
+                },
+                opt(&d.model),
+                opt(&d.serial),
+                opt(&d.slot),
+                opt(&d.bay),
+                opt(&d.numa_node),
+                link,
+                link_cell(&d.link_max),
+                opt(&d.upstream_port),
+                d.aer
+                    .as_ref()
+                    .map(|a| format!("{}/{}/{}", a.correctable, a.nonfatal, a.fatal))
+                    .unwrap_or_else(|| "-".into()),
+            ]
+        })
+        .collect();
+    // Narrow terminals lose the serial, the upstream port, the max link, the controller,
+    // the AER counts and the NUMA node first (in that order).
+    let keep = term.keep_columns(&header, &rows, &[4, 10, 9, 1, 11, 7]);
+    let mut t = term.table();
+    t.set_header(keep.iter().map(|&i| header[i]));
+    for r in &rows {
+        t.add_row(keep.iter().map(|&i| r[i].clone()));
     }
-    t.to_string()
+    let note = term.left_out_note(&header, &keep);
+    if note.is_empty() {
+        t.to_string()
+    } else {
+        format!("{t}\n{}", note.trim_end())
+    }
 }
 
 /// Findings, one per line (`error[LP0302]: message` + location and help).
@@ -295,23 +315,28 @@ pub fn empty_ports(a: &Audit) -> String {
 
 /// The full text report; `verbose` lists every empty port.
 pub fn text_with(a: &Audit, verbose: bool) -> String {
+    text_in(a, verbose, &Term::WIDE)
+}
+
+/// [`text_with`] fitted to a terminal: tree lines are cut, the table shrinks, findings wrap.
+pub fn text_in(a: &Audit, verbose: bool, term: &Term) -> String {
     let mut s = String::new();
-    s.push_str(&tree(a, TreeStyle::Full));
+    s.push_str(&term.fit(&tree(a, TreeStyle::Full)));
     s.push('\n');
     let sw = switches(a);
     if !sw.is_empty() {
-        s.push_str(&sw);
+        s.push_str(&term.wrap(&sw));
         s.push('\n');
     }
     if !a.drives.is_empty() {
-        s.push_str(&drive_table(a));
+        s.push_str(&drive_table_in(a, term));
         s.push_str("\n\n");
     }
     if verbose && !a.empty_ports.is_empty() {
-        s.push_str(&empty_ports(a));
+        s.push_str(&term.wrap(&empty_ports(a)));
         s.push('\n');
     }
-    s.push_str(&findings(a));
+    s.push_str(&term.wrap(&findings(a)));
     s
 }
 

@@ -168,8 +168,11 @@ fn status_code(b: &BayView) -> String {
 /// Inner width of a bay cell for `cols` bays in `width` columns.
 fn cell_width(cols: usize, width: usize) -> usize {
     let w = (width.saturating_sub(1) / cols.max(1)).saturating_sub(1);
-    w.clamp(3, 12)
+    w.clamp(MIN_CELL, 12)
 }
+
+/// The narrowest bay cell: "NVM", "C1".
+const MIN_CELL: usize = 3;
 
 /// Draws one panel.
 pub fn panel(layout: &BayLayout, p: &Panel, opts: &TextOptions) -> String {
@@ -177,7 +180,19 @@ pub fn panel(layout: &BayLayout, p: &Panel, opts: &TextOptions) -> String {
     let painter = Painter {
         color: opts.color && !opts.ascii,
     };
-    let cols = p.columns();
+    // A row wider than the terminal even at the narrowest cell is drawn as several
+    // shorter rows of equal length, left to right.
+    let max_cols = (opts.width.saturating_sub(1) / (MIN_CELL + 1)).max(1);
+    let rows: Vec<Vec<u16>> = p
+        .rows
+        .iter()
+        .flat_map(|row| {
+            let parts = row.len().div_ceil(max_cols).max(1);
+            let per = row.len().div_ceil(parts).max(1);
+            row.chunks(per).map(<[u16]>::to_vec).collect::<Vec<_>>()
+        })
+        .collect();
+    let cols = rows.iter().map(Vec::len).max().unwrap_or(0);
     let w = cell_width(cols, opts.width);
     let mut out = String::new();
     let border = |left: char, mid: char, right: char, n: usize| -> String {
@@ -189,7 +204,7 @@ pub fn panel(layout: &BayLayout, p: &Panel, opts: &TextOptions) -> String {
         }
         s
     };
-    for (r, row) in p.rows.iter().enumerate() {
+    for (r, row) in rows.iter().enumerate() {
         let n = row.len();
         let _ = writeln!(
             out,
@@ -197,7 +212,7 @@ pub fn panel(layout: &BayLayout, p: &Panel, opts: &TextOptions) -> String {
             if r == 0 {
                 border(g.tl, g.t, g.tr, n)
             } else {
-                border(g.l, g.x, g.r, n.max(p.rows[r - 1].len()))
+                border(g.l, g.x, g.r, n.max(rows[r - 1].len()))
             }
         );
         let bays: Vec<Option<&BayView>> = row.iter().map(|&b| layout.bay(b)).collect();
@@ -233,7 +248,7 @@ pub fn panel(layout: &BayLayout, p: &Panel, opts: &TextOptions) -> String {
             let _ = writeln!(out, "{s}");
         }
     }
-    if let Some(last) = p.rows.last() {
+    if let Some(last) = rows.last() {
         let _ = writeln!(out, "{}", border(g.bl, g.b, g.br, last.len()));
     }
     out

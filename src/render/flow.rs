@@ -2,8 +2,9 @@
 //! ceiling, its expected figure and what limits it; its fair share all at once), aggregate
 //! lines (ceiling and expected), and the most loaded links.
 
+use super::term::Term;
 use crate::flow::{DeviceDir, Dir, FlowReport, Limit, Scope};
-use comfy_table::{Cell, CellAlignment, Table, presets::UTF8_FULL_CONDENSED};
+use comfy_table::{Cell, CellAlignment};
 use std::fmt::Write;
 
 /// What limits a device alone: the element that caps its expected figure, or, when its
@@ -68,11 +69,15 @@ pub fn header(r: &FlowReport) -> String {
 
 /// The bottleneck table.
 pub fn table(r: &FlowReport) -> String {
+    table_in(r, &Term::WIDE)
+}
+
+/// [`table`] fitted to a terminal.
+pub fn table_in(r: &FlowReport, term: &Term) -> String {
     if r.devices.is_empty() {
         return "No device with a performance spec in scope.\n".to_string();
     }
-    let mut t = Table::new();
-    t.load_style(UTF8_FULL_CONDENSED);
+    let mut t = term.table();
     t.set_header(vec![
         "device",
         "path",
@@ -164,5 +169,15 @@ pub fn aggregate(r: &FlowReport, most_loaded: usize) -> String {
 
 /// Everything: header, table, aggregate.
 pub fn report(r: &FlowReport) -> String {
-    format!("{}{}{}", header(r), table(r), aggregate(r, 5))
+    report_in(r, &Term::WIDE)
+}
+
+/// [`report`] fitted to a terminal: the table shrinks, the prose wraps.
+pub fn report_in(r: &FlowReport, term: &Term) -> String {
+    format!(
+        "{}{}{}",
+        term.wrap(&header(r)),
+        table_in(r, term),
+        term.wrap(&aggregate(r, 5))
+    )
 }

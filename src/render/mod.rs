@@ -5,4 +5,5 @@ pub mod bays_text;
 pub mod dot;
 pub mod flow;
 pub mod json;
+pub mod term;
 pub mod text;

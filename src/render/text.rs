@@ -1,12 +1,13 @@
 //! Human output: the planned tree (`lspci -tv` spirit: one line per element, the link on
 //! every line), the lane budget table, and linter-style findings with caret snippets.
 
+use super::term::Term;
 use crate::finding::{Finding, Severity};
 use crate::plan::Report;
 use crate::plan::budget::Budget;
 use crate::platform::Catalog;
 use crate::topology::{Confidence, Link, Node, NodeKind, Topology};
-use comfy_table::{Cell, CellAlignment, Table, presets::UTF8_FULL_CONDENSED};
+use comfy_table::{Cell, CellAlignment};
 use petgraph::stable_graph::NodeIndex;
 use std::fmt::Write;
 
@@ -154,7 +155,11 @@ fn link_text(t: &Topology, ix: NodeIndex) -> String {
             }
             s
         }
-        Link::Storage { protocol, gbps } => format!(" ── {protocol:?} {gbps} Gb/s").to_uppercase(),
+        Link::Storage { protocol, gbps } => {
+            // Upper-case the protocol only: the unit stays "Gb/s" (12 Gb/s is not 12 GB/s).
+            let proto = format!("{protocol:?}").to_uppercase();
+            format!(" ── {proto} {gbps} Gb/s")
+        }
         _ => String::new(),
     }
 }
@@ -244,8 +249,12 @@ fn node_line(t: &Topology, ix: NodeIndex) -> String {
 
 /// The lane budget: per socket, per root complex, each consumer.
 pub fn budget(b: &Budget) -> String {
-    let mut table = Table::new();
-    table.load_style(UTF8_FULL_CONDENSED);
+    budget_in(b, &Term::WIDE)
+}
+
+/// [`budget`] fitted to a terminal.
+pub fn budget_in(b: &Budget, term: &Term) -> String {
+    let mut table = term.table();
     table.set_header(vec![
         "socket",
         "root complex",
@@ -303,8 +312,9 @@ pub fn budget(b: &Budget) -> String {
             ]);
         }
     }
-    let mut out = table.to_string();
-    out.push('\n');
+    let table_text = format!("{table}\n");
+    // The totals below are prose: they wrap to the terminal.
+    let mut out = String::new();
     for s in &b.sockets {
         let _ = writeln!(
             out,
@@ -339,7 +349,7 @@ pub fn budget(b: &Budget) -> String {
             if b.nvme_drives == 1 { "" } else { "s" }
         );
     }
-    out
+    format!("{table_text}{}", term.wrap(&out))
 }
 
 /// Findings like a linter: `error[LP0105]: message`, location, caret snippet, help.
@@ -401,9 +411,16 @@ pub fn header(r: &Report) -> String {
 
 /// The parts catalogue as a table (`laneplan parts`).
 pub fn parts(catalog: &Catalog, class: Option<crate::topology::DeviceClass>) -> String {
-    let mut table = Table::new();
-    table.load_style(UTF8_FULL_CONDENSED);
-    table.set_header(vec![
+    parts_in(catalog, class, &Term::WIDE)
+}
+
+/// [`parts`] fitted to a terminal.
+pub fn parts_in(
+    catalog: &Catalog,
+    class: Option<crate::topology::DeviceClass>,
+    term: &Term,
+) -> String {
+    let header = [
         "id",
         "name",
         "class",
@@ -411,7 +428,8 @@ pub fn parts(catalog: &Catalog, class: Option<crate::topology::DeviceClass>) -> 
         "seq read/write GB/s",
         "4K read/write IOPS",
         "source",
-    ]);
+    ];
+    let mut rows: Vec<Vec<String>> = Vec::new();
     for p in catalog.parts.values() {
         let d = &p.def;
         if class.is_some_and(|c| c != d.class) {
@@ -437,7 +455,7 @@ pub fn parts(catalog: &Catalog, class: Option<crate::topology::DeviceClass>) -> 
             ),
             None => ("-".into(), "-".into()),
         };
-        table.add_row(vec![
+        rows.push(vec![
             d.id.get_ref().clone(),
             d.name.clone(),
             d.class.name().to_string(),
@@ -451,5 +469,28 @@ pub fn parts(catalog: &Catalog, class: Option<crate::topology::DeviceClass>) -> 
             ),
         ]);
     }
-    format!("{table}\n")
+    // Narrow terminals lose the source first (`parts --json` has it), then the IOPS.
+    let keep = term.keep_columns(&header, &rows, &[6, 5]);
+    let mut table = term.table();
+    table.set_header(keep.iter().map(|&i| header[i]));
+    for r in &rows {
+        table.add_row(keep.iter().map(|&i| r[i].clone()));
+    }
+    let plain = table.to_string();
+    // Ids and links are short and searched for: they do not wrap (names do), unless the
+    // terminal is too narrow even for that.
+    for (col, &i) in keep.iter().enumerate() {
+        if matches!(i, 0 | 3)
+            && let Some(c) = table.column_mut(col)
+        {
+            c.set_constraint(comfy_table::ColumnConstraint::ContentWidth);
+        }
+    }
+    let mut text = table.to_string();
+    if let Some(w) = term.width
+        && text.lines().any(|l| l.chars().count() > w)
+    {
+        text = plain;
+    }
+    format!("{text}\n{}", term.left_out_note(&header, &keep))
 }

@@ -1,0 +1,353 @@
+//! The terminal a text renderer writes for: its width, its character set and colour.
+//!
+//! Width: `--wide` (no limit) > `COLUMNS` > the tty's width > 80 when not a terminal.
+//! Character set: ASCII with `--ascii` or when the locale (LC_ALL, LC_CTYPE, LANG, first
+//! one set wins) is not UTF-8. Tables shrink their columns to the width (comfy-table wraps
+//! cells); tree lines longer than the width lose their tail to `…` (`...` in ASCII), and
+//! prose (findings) wraps with a hanging indent. The full values are always in `--json`.
+
+use comfy_table::{ContentArrangement, Table, presets};
+
+/// The width used when stdout is not a terminal and `COLUMNS` is unset.
+pub const PIPE_WIDTH: usize = 80;
+/// Below this, no layout is readable; a smaller `COLUMNS` is raised to it.
+pub const MIN_WIDTH: usize = 40;
+
+/// Colour choice of `--color`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Color {
+    /// Colour on a terminal unless NO_COLOR is set (anstream's rules).
+    #[default]
+    Auto,
+    Always,
+    Never,
+}
+
+/// What the text renderers may use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Term {
+    /// Display columns per line; `None` means no limit (`--wide`).
+    pub width: Option<usize>,
+    /// Plain ASCII: no box-drawing characters.
+    pub ascii: bool,
+    pub color: Color,
+}
+
+impl Default for Term {
+    fn default() -> Self {
+        Term::WIDE
+    }
+}
+
+impl Term {
+    /// No width limit, UTF-8, colour by anstream's rules: the library's default.
+    pub const WIDE: Term = Term {
+        width: None,
+        ascii: false,
+        color: Color::Auto,
+    };
+
+    /// A fixed width, UTF-8.
+    pub fn width(width: usize) -> Term {
+        Term {
+            width: Some(width),
+            ..Term::WIDE
+        }
+    }
+
+    /// The terminal of this process: reads `COLUMNS`, the locale and stdout's tty size.
+    pub fn detect(wide: bool, ascii: bool, color: Color) -> Term {
+        let env = |k: &str| std::env::var(k).ok();
+        Term {
+            width: width_from(wide, env("COLUMNS").as_deref(), tty_width()),
+            ascii: ascii
+                || !locale_is_utf8(
+                    env("LC_ALL").as_deref(),
+                    env("LC_CTYPE").as_deref(),
+                    env("LANG").as_deref(),
+                ),
+            color,
+        }
+    }
+
+    /// A table in this terminal's style, its columns shrunk to fit the width.
+    pub fn table(&self) -> Table {
+        let mut t = Table::new();
+        t.load_style(if self.ascii {
+            presets::ASCII_FULL_CONDENSED
+        } else {
+            presets::UTF8_FULL_CONDENSED
+        });
+        match self.width {
+            Some(w) => {
+                t.set_content_arrangement(ContentArrangement::Dynamic);
+                t.set_width(w.min(u16::MAX as usize) as u16);
+            }
+            None => {
+                t.set_content_arrangement(ContentArrangement::Disabled);
+            }
+        }
+        t
+    }
+
+    /// The columns of a table to show, in order: all of them when their unwrapped width fits
+    /// (or there is no limit), else fewer, dropping the columns of `drop_order` (indices,
+    /// least wanted first) until it fits; the cells that remain wrap. The JSON has them all.
+    pub fn keep_columns(
+        &self,
+        header: &[&str],
+        rows: &[Vec<String>],
+        drop_order: &[usize],
+    ) -> Vec<usize> {
+        let mut keep: Vec<usize> = (0..header.len()).collect();
+        let Some(w) = self.width else {
+            return keep;
+        };
+        let col_width = |i: usize| {
+            rows.iter()
+                .filter_map(|r| r.get(i))
+                .chain(std::iter::once(&header[i].to_string()))
+                .map(|c| c.lines().map(visible_len).max().unwrap_or(0))
+                .max()
+                .unwrap_or(0)
+        };
+        // Borders: one before each column plus one, a space each side of every cell.
+        let total = |keep: &[usize]| keep.iter().map(|&i| col_width(i) + 3).sum::<usize>() + 1;
+        for &d in drop_order {
+            if total(&keep) <= w {
+                break;
+            }
+            keep.retain(|&i| i != d);
+        }
+        keep
+    }
+
+    /// A note naming the columns [`Term::keep_columns`] left out, or nothing.
+    pub fn left_out_note(&self, header: &[&str], keep: &[usize]) -> String {
+        let gone: Vec<&str> = (0..header.len())
+            .filter(|i| !keep.contains(i))
+            .map(|i| header[i])
+            .collect();
+        if gone.is_empty() {
+            return String::new();
+        }
+        self.wrap(&format!(
+            "(not shown at this width: {}; --wide or --json shows them)\n",
+            gone.join(", ")
+        ))
+    }
+
+    /// Tree or picture text: ASCII when asked, each line cut to the width with an ellipsis.
+    pub fn fit(&self, text: &str) -> String {
+        self.per_line(text, |line, out| out.push_str(&self.cut(line)))
+    }
+
+    /// Prose: ASCII when asked, long lines wrapped at spaces with a hanging indent.
+    pub fn wrap(&self, text: &str) -> String {
+        self.per_line(text, |line, out| {
+            let w = match self.width {
+                Some(w) if visible_len(line) > w => w,
+                _ => {
+                    out.push_str(line);
+                    return;
+                }
+            };
+            let indent: String = line.chars().take_while(|c| *c == ' ').collect();
+            let hang = format!("{indent}  ");
+            if hang.chars().count() + 10 > w {
+                out.push_str(&self.cut(line));
+                return;
+            }
+            let mut cur = String::new();
+            let mut first = true;
+            for word in line[indent.len()..].split(' ') {
+                let lead = if first { &indent } else { &hang };
+                let cur_len = visible_len(&cur);
+                let word_len = visible_len(word);
+                if cur.is_empty() {
+                    cur = format!("{lead}{word}");
+                } else if cur_len + 1 + word_len <= w {
+                    cur.push(' ');
+                    cur.push_str(word);
+                } else {
+                    out.push_str(&self.cut(&cur));
+                    out.push('\n');
+                    first = false;
+                    cur = format!("{hang}{word}");
+                }
+            }
+            out.push_str(&self.cut(&cur));
+        })
+    }
+
+    fn per_line(&self, text: &str, mut f: impl FnMut(&str, &mut String)) -> String {
+        let text = if self.ascii {
+            to_ascii(text)
+        } else {
+            text.to_string()
+        };
+        let mut out = String::with_capacity(text.len());
+        for (i, line) in text.split('\n').enumerate() {
+            if i > 0 {
+                out.push('\n');
+            }
+            f(line, &mut out);
+        }
+        out
+    }
+
+    /// One line cut to the width, its tail replaced by `…` (`...` in ASCII).
+    fn cut(&self, line: &str) -> String {
+        let Some(w) = self.width else {
+            return line.to_string();
+        };
+        if visible_len(line) <= w {
+            return line.to_string();
+        }
+        let tail = if self.ascii { "..." } else { "…" };
+        let keep = w.saturating_sub(tail.chars().count());
+        let mut s = String::new();
+        let (mut n, mut esc, mut coloured) = (0, false, false);
+        for c in line.chars() {
+            if esc || c == '\x1b' {
+                // ANSI escapes take no columns: keep them, count nothing.
+                esc = !(esc && c.is_ascii_alphabetic());
+                coloured = true;
+                s.push(c);
+                continue;
+            }
+            if n == keep {
+                break;
+            }
+            s.push(c);
+            n += 1;
+        }
+        if coloured {
+            s.push_str("\x1b[0m");
+        }
+        s.push_str(tail);
+        s
+    }
+}
+
+/// Display columns of a line: its characters, less ANSI escape sequences.
+pub fn visible_len(line: &str) -> usize {
+    let (mut n, mut esc) = (0, false);
+    for c in line.chars() {
+        if esc {
+            esc = !c.is_ascii_alphabetic();
+        } else if c == '\x1b' {
+            esc = true;
+        } else {
+            n += 1;
+        }
+    }
+    n
+}
+
+/// `--wide` > `COLUMNS` > the tty's width > [`PIPE_WIDTH`].
+pub fn width_from(wide: bool, columns: Option<&str>, tty: Option<usize>) -> Option<usize> {
+    if wide {
+        return None;
+    }
+    let cols = columns
+        .and_then(|c| c.trim().parse::<usize>().ok())
+        .filter(|c| *c > 0);
+    Some(cols.or(tty).unwrap_or(PIPE_WIDTH).max(MIN_WIDTH))
+}
+
+/// Whether the locale's character set is UTF-8: the first of LC_ALL, LC_CTYPE, LANG that
+/// is set and not empty decides; none set means the "C" locale, which is ASCII.
+pub fn locale_is_utf8(lc_all: Option<&str>, lc_ctype: Option<&str>, lang: Option<&str>) -> bool {
+    let Some(l) = [lc_all, lc_ctype, lang]
+        .into_iter()
+        .flatten()
+        .find(|v| !v.is_empty())
+    else {
+        return false;
+    };
+    let l = l.to_ascii_lowercase();
+    l.contains("utf-8") || l.contains("utf8")
+}
+
+/// The width of stdout's terminal, if stdout is one.
+pub fn tty_width() -> Option<usize> {
+    // SAFETY: TIOCGWINSZ writes one winsize into the struct we own; a failing call (not a
+    // tty) leaves it zeroed and returns -1.
+    let mut ws: libc::winsize = unsafe { std::mem::zeroed() };
+    let rc = unsafe { libc::ioctl(libc::STDOUT_FILENO, libc::TIOCGWINSZ, &mut ws) };
+    (rc == 0 && ws.ws_col > 0).then_some(ws.ws_col as usize)
+}
+
+/// The box-drawing and typographic characters the renderers use, in ASCII.
+pub fn to_ascii(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '─' | '═' | '┄' | '┈' => out.push('-'),
+            '│' | '┆' | '┊' | '║' => out.push('|'),
+            '├' | '┤' | '┬' | '┴' | '┼' | '╪' | '╞' | '╡' | '┌' | '┐' | '┘' | '╭' | '╮' | '╯'
+            | '╰' => out.push('+'),
+            '└' => out.push('`'),
+            '→' => out.push_str("->"),
+            '←' => out.push_str("<-"),
+            '—' | '–' => out.push('-'),
+            '…' => out.push_str("..."),
+            '×' => out.push('x'),
+            '≤' => out.push_str("<="),
+            '≥' => out.push_str(">="),
+            '°' => out.push_str("deg"),
+            'µ' | 'μ' => out.push('u'),
+            c if c.is_ascii() => out.push(c),
+            _ => out.push('?'),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn width_precedence() {
+        assert_eq!(width_from(true, Some("80"), Some(200)), None);
+        assert_eq!(width_from(false, Some("100"), Some(200)), Some(100));
+        assert_eq!(width_from(false, None, Some(132)), Some(132));
+        assert_eq!(width_from(false, None, None), Some(80));
+        assert_eq!(width_from(false, Some("junk"), None), Some(80));
+        assert_eq!(width_from(false, Some("10"), None), Some(MIN_WIDTH));
+    }
+
+    #[test]
+    fn escapes_take_no_columns() {
+        assert_eq!(visible_len("\x1b[1;31mabc\x1b[0m"), 3);
+        let t = Term::width(5);
+        assert_eq!(t.fit("\x1b[31mabcdefgh"), "\x1b[31mabcd\x1b[0m…");
+        assert_eq!(t.fit("\x1b[31mabc\x1b[0m"), "\x1b[31mabc\x1b[0m");
+    }
+
+    #[test]
+    fn locale() {
+        assert!(locale_is_utf8(None, None, Some("en_US.UTF-8")));
+        assert!(locale_is_utf8(None, None, Some("C.utf8")));
+        assert!(!locale_is_utf8(Some("C"), None, Some("en_US.UTF-8")));
+        assert!(!locale_is_utf8(None, Some("POSIX"), None));
+        assert!(!locale_is_utf8(None, None, None));
+        assert!(locale_is_utf8(Some(""), None, Some("de_DE.utf8")));
+    }
+
+    #[test]
+    fn cut_and_wrap() {
+        let t = Term::width(10);
+        assert_eq!(t.fit("├─ abcdefghijk\nok"), "├─ abcdef…\nok");
+        let a = Term { ascii: true, ..t };
+        assert_eq!(a.fit("├─ abcdefghijk"), "+- abcd...");
+        let t = Term::width(40);
+        let w = t.wrap("error: one two three four five six seven eight nine ten eleven");
+        assert_eq!(
+            w,
+            "error: one two three four five six seven\n  eight nine ten eleven"
+        );
+    }
+}

@@ -1,0 +1,183 @@
+//! Text output fits the terminal: `COLUMNS` (or 80 when piped) bounds every line, `--wide`
+//! lifts the bound, `--ascii` and a non-UTF-8 locale give plain ASCII, `--color` decides
+//! colour. Snapshots at 80 and 120 columns for show, check, audit, bays and parts.
+
+use assert_cmd::Command;
+
+const BUILD: &str = "examples/r740xd-12nvme-micron9300.toml";
+const CAPTURE: &str = "tests/fixtures/sysfs/r740xd-12nvme";
+
+/// Every command with a text report, as a user types it.
+const COMMANDS: &[&[&str]] = &[
+    &["show", "r740xd"],
+    &["show", "r7415"],
+    &["show", "r6525"],
+    &["check", BUILD],
+    &["check", "examples/r7415-24nvme-switched.toml"],
+    &["audit", "--sysfs-root", CAPTURE],
+    &["audit", "--sysfs-root", CAPTURE, "--against", BUILD],
+    &["audit", "--sysfs-root", CAPTURE, "--verbose"],
+    &["bays", BUILD],
+    &["bays", "r7415"],
+    &["bays", "examples/r7415-24nvme-switched.toml"],
+    &["parts"],
+    &["flow", BUILD],
+    &["flow", "examples/r7415-24nvme-switched.toml"],
+    &["platforms"],
+];
+
+/// stdout of `laneplan ARGS` in a UTF-8 locale, piped, with `env` set on top.
+fn run(args: &[&str], env: &[(&str, &str)]) -> String {
+    let mut c = Command::cargo_bin("laneplan").unwrap();
+    c.current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env_remove("LC_ALL")
+        .env_remove("LC_CTYPE")
+        .env_remove("COLUMNS")
+        .env_remove("CLICOLOR_FORCE")
+        .env("LANG", "C.UTF-8")
+        .env("NO_COLOR", "1");
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    let out = c.args(args).output().unwrap();
+    assert!(
+        matches!(out.status.code(), Some(0 | 1)),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Lines longer than `width` display columns (characters, not bytes).
+fn too_long(text: &str, width: usize) -> Vec<String> {
+    text.lines()
+        .filter(|l| l.chars().count() > width)
+        .map(|l| format!("{} {l}", l.chars().count()))
+        .collect()
+}
+
+#[test]
+fn every_line_fits_40_80_and_120_columns() {
+    for args in COMMANDS {
+        for w in [40, 80, 120] {
+            let text = run(args, &[("COLUMNS", &w.to_string())]);
+            assert!(text.lines().count() > 3, "{args:?}: {text}");
+            let long = too_long(&text, w);
+            assert!(long.is_empty(), "{args:?} at {w}: {long:#?}");
+        }
+    }
+}
+
+#[test]
+fn piped_output_defaults_to_80_columns_and_wide_lifts_it() {
+    for args in [&["parts"][..], &["check", BUILD], &["show", "r740xd"]] {
+        let piped = run(args, &[]);
+        assert!(too_long(&piped, 80).is_empty(), "{args:?}");
+        let mut wide_args = vec!["--wide"];
+        wide_args.extend_from_slice(args);
+        let wide = run(&wide_args, &[("COLUMNS", "80")]);
+        assert!(!too_long(&wide, 80).is_empty(), "{args:?} --wide");
+    }
+}
+
+#[test]
+fn ascii_when_asked_or_when_the_locale_is_not_utf8() {
+    for args in [
+        &["show", "r740xd"][..],
+        &["check", BUILD],
+        &["audit", "--sysfs-root", CAPTURE, "--against", BUILD],
+        &["bays", BUILD],
+        &["parts"],
+        &["flow", BUILD],
+    ] {
+        // The UTF-8 default draws boxes...
+        assert!(!run(args, &[]).is_ascii(), "{args:?}");
+        // ...--ascii (after the subcommand too), LANG=C and LC_ALL=C do not.
+        let mut ascii_args = args.to_vec();
+        ascii_args.push("--ascii");
+        for (how, text) in [
+            ("--ascii", run(&ascii_args, &[])),
+            ("LANG=C", run(args, &[("LANG", "C")])),
+            ("LC_ALL=C", run(args, &[("LC_ALL", "C")])),
+            ("LC_CTYPE=POSIX", run(args, &[("LC_CTYPE", "POSIX")])),
+        ] {
+            let bad: Vec<char> = text.chars().filter(|c| !c.is_ascii()).collect();
+            assert!(bad.is_empty(), "{args:?} {how}: {bad:?}");
+            assert!(too_long(&text, 80).is_empty(), "{args:?} {how}");
+        }
+    }
+    // A UTF-8 LC_ALL wins over a C LANG.
+    let t = run(
+        &["show", "r740xd"],
+        &[("LANG", "C"), ("LC_ALL", "en_US.UTF-8")],
+    );
+    assert!(t.contains("├─"), "{t}");
+}
+
+#[test]
+fn color_flag_beside_no_color() {
+    let bays = |color: &str, env: &[(&str, &str)]| run(&["bays", BUILD, "--color", color], env);
+    // Piped and auto: no colour; always: colour even with NO_COLOR set; never: none even
+    // when CLICOLOR_FORCE asks for it.
+    assert!(!bays("auto", &[]).contains('\x1b'));
+    assert!(bays("always", &[]).contains("\x1b["));
+    assert!(!bays("never", &[("CLICOLOR_FORCE", "1")]).contains('\x1b'));
+    // Auto honours CLICOLOR_FORCE unless NO_COLOR is set (anstream's rules).
+    assert!(!bays("auto", &[("CLICOLOR_FORCE", "1")]).contains('\x1b'));
+    // Coloured lines still fit: escapes take no columns.
+    let c = bays("always", &[("COLUMNS", "80")]);
+    let visible = strip_ansi(&c);
+    assert!(too_long(&visible, 80).is_empty());
+    let out = Command::cargo_bin("laneplan")
+        .unwrap()
+        .args(["parts", "--color", "sometimes"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("auto, always or never"));
+}
+
+fn strip_ansi(s: &str) -> String {
+    let mut out = String::new();
+    let mut esc = false;
+    for c in s.chars() {
+        if esc {
+            esc = !c.is_ascii_alphabetic();
+        } else if c == '\x1b' {
+            esc = true;
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[test]
+fn truncated_values_stay_whole_in_json() {
+    // The tree cuts the extender card's link at 80 columns; --json has it in full.
+    let text = run(&["show", "r740xd", "-o", "front=12nvme-12sas"], &[]);
+    assert!(text.contains('…'), "{text}");
+    let json = run(
+        &["show", "r740xd", "-o", "front=12nvme-12sas", "--json"],
+        &[("COLUMNS", "40")],
+    );
+    assert!(json.lines().any(|l| l.chars().count() > 80));
+    serde_json::from_str::<serde_json::Value>(&json).unwrap();
+}
+
+#[test]
+fn snapshots_at_80_and_120_columns() {
+    let cases: &[(&str, &[&str])] = &[
+        ("show-r740xd", &["show", "r740xd"]),
+        ("check-r740xd-12nvme", &["check", BUILD]),
+        ("audit-r740xd-12nvme", &["audit", "--sysfs-root", CAPTURE]),
+        ("bays-r740xd-12nvme", &["bays", BUILD]),
+        ("parts", &["parts"]),
+    ];
+    for (name, args) in cases {
+        for w in [80, 120] {
+            let text = run(args, &[("COLUMNS", &w.to_string())]);
+            insta::assert_snapshot!(format!("{name}-{w}"), text);
+        }
+    }
+}
