@@ -35,11 +35,94 @@ fn did_you_mean_platforms_options_profiles_parts() {
         .args(["place", "r740xd", "--part", "perc-h740p-adaptor"])
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("did you mean `perc-h740p-adapter`?"));
+        .stderr(predicate::str::contains(
+            "did you mean `perc-h740p-adapter`?",
+        ));
     // Nothing near: no guess.
     laneplan()
         .args(["show", "supermicro"])
         .assert()
         .code(2)
         .stderr(predicate::str::contains("did you mean").not());
+}
+
+#[test]
+fn man_page_per_subcommand_with_exit_status_and_examples() {
+    let out = laneplan().args(["man", "probe"]).assert().success();
+    let page = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(page.contains(".TH laneplan-probe 1"), "{page}");
+    assert!(page.contains(".SH \"EXIT STATUS\"\n"));
+    assert!(page.contains(".SH EXAMPLES\n"));
+    assert!(page.contains("\\fBlaneplan probe \\-\\-mapped \\-\\-dry\\-run\\fR"));
+    assert!(page.contains(".SH \"SEE ALSO\"\n\\fBlaneplan\\fR(1)\n"));
+    laneplan()
+        .args(["man", "prob"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("did you mean `probe`?"));
+}
+
+#[test]
+fn man_dir_writes_every_page_and_refers_only_to_those() {
+    let t = tempfile::tempdir().unwrap();
+    laneplan()
+        .args(["man", "--dir"])
+        .arg(t.path())
+        .assert()
+        .success();
+    let files: std::collections::BTreeSet<String> = std::fs::read_dir(t.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert_eq!(files.len(), 15, "{files:?}");
+    assert!(files.contains("laneplan.1") && files.contains("laneplan-man.1"));
+    assert!(!files.contains("laneplan-help.1"));
+    let mut refs = 0;
+    for f in &files {
+        let text = std::fs::read_to_string(t.path().join(f)).unwrap();
+        assert!(text.contains(".SH \"EXIT STATUS\""), "{f}");
+        assert!(text.contains(".SH EXAMPLES"), "{f}");
+        // Every `name(1)` a page refers to is a page written here.
+        let plain = text
+            .replace("\\fB", "")
+            .replace("\\fR", "")
+            .replace("\\-", "-");
+        for (i, _) in plain.match_indices("(1)") {
+            let start = plain[..i]
+                .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+                .map_or(0, |p| p + 1);
+            let name = &plain[start..i];
+            assert!(
+                files.contains(&format!("{name}.1")),
+                "{f} refers to {name}(1)"
+            );
+            refs += 1;
+        }
+    }
+    assert_eq!(
+        refs,
+        14 + 14,
+        "the overview lists 14 pages; each subcommand page names laneplan(1)"
+    );
+}
+
+#[test]
+fn dot_output_flag_writes_the_same_graph() {
+    let t = tempfile::tempdir().unwrap();
+    let file = t.path().join("r7415.dot");
+    let stdout = laneplan()
+        .args(["dot", "r7415", "--option", "front=24nvme"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    laneplan()
+        .args(["dot", "r7415", "--option", "front=24nvme", "-o"])
+        .arg(&file)
+        .assert()
+        .success()
+        .stdout("");
+    assert_eq!(std::fs::read(&file).unwrap(), stdout);
+    assert!(String::from_utf8(stdout).unwrap().starts_with("digraph"));
 }
