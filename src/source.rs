@@ -44,8 +44,8 @@ impl SourceFile {
             column,
             message: message.into(),
             help: None,
-            src: NamedSource::new(self.name.clone(), self.text.to_string()),
-            span: (span.start.min(self.text.len()), len).into(),
+            src: Some(NamedSource::new(self.name.clone(), self.text.to_string())),
+            span: Some((span.start.min(self.text.len()), len).into()),
         }
     }
 }
@@ -68,10 +68,11 @@ pub struct InputError {
     pub message: String,
     #[help]
     pub help: Option<String>,
+    /// None for a whole-file error: miette would draw an empty box around nothing.
     #[source_code]
-    src: NamedSource<String>,
+    src: Option<NamedSource<String>>,
     #[label("here")]
-    span: SourceSpan,
+    span: Option<SourceSpan>,
 }
 
 impl InputError {
@@ -84,13 +85,13 @@ impl InputError {
     pub fn whole_file(file: impl Into<String>, message: impl Into<String>) -> Self {
         let file = file.into();
         InputError {
-            src: NamedSource::new(file.clone(), String::new()),
+            src: None,
             file,
             line: 1,
             column: 1,
             message: message.into(),
             help: None,
-            span: (0, 0).into(),
+            span: None,
         }
     }
 }

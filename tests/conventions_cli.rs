@@ -127,3 +127,49 @@ fn dot_output_flag_writes_the_same_graph() {
     assert_eq!(std::fs::read(&file).unwrap(), stdout);
     assert!(String::from_utf8(stdout).unwrap().starts_with("digraph"));
 }
+
+#[test]
+fn a_missing_file_prints_no_empty_source_box() {
+    let out = laneplan()
+        .args(["check", "/nonexistent/build.toml"])
+        .assert()
+        .code(2)
+        .get_output()
+        .stderr
+        .clone();
+    let err = String::from_utf8(out).unwrap();
+    assert!(
+        err.contains("/nonexistent/build.toml:1:1: cannot read"),
+        "{err}"
+    );
+    assert!(!err.contains('╭') && !err.contains('╰'), "{err}");
+    // A located error still quotes its line.
+    let t = tempfile::tempdir().unwrap();
+    let bad = t.path().join("bad.toml");
+    std::fs::write(&bad, "platform = \"r740xd\"\n[[drive\n").unwrap();
+    laneplan()
+        .arg("check")
+        .arg(&bad)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(":2:8: unclosed array table"))
+        .stderr(predicate::str::contains("2 │ [[drive"));
+}
+
+#[test]
+fn mapped_with_no_nvme_says_so() {
+    let t = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(t.path().join("sys/bus/pci/devices")).unwrap();
+    laneplan()
+        .args(["probe", "--mapped", "--dry-run", "--sysfs-root"])
+        .arg(t.path())
+        .assert()
+        .success()
+        .stdout("no NVMe namespaces found\n");
+    laneplan()
+        .args(["probe", "--mapped", "--sysfs-root"])
+        .arg(t.path())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("no NVMe namespaces found under"));
+}

@@ -224,6 +224,12 @@ fn mapped_targets(
         );
         return Err(probe_error(ProbeError::Refused(r)));
     }
+    if mapped.is_empty() {
+        return Err(miette!(
+            "no NVMe namespaces found under {}",
+            root.join("sys").display()
+        ));
+    }
     let mut out = Vec::new();
     for m in mapped {
         if m.refused.is_none()
@@ -237,9 +243,7 @@ fn mapped_targets(
         }
     }
     if out.is_empty() {
-        return Err(miette!(
-            "no NVMe namespace to probe (none found, or all in use)"
-        ));
+        return Err(miette!("no NVMe namespace to probe: all in use"));
     }
     Ok(Some(out))
 }
