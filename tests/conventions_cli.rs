@@ -173,3 +173,87 @@ fn mapped_with_no_nvme_says_so() {
         .code(2)
         .stderr(predicate::str::contains("no NVMe namespaces found under"));
 }
+
+/// Runs `args` under a pseudo-terminal (util-linux `script`), returning what it printed.
+fn in_pty(args: &str) -> Option<String> {
+    let bin = assert_cmd::cargo::cargo_bin("laneplan");
+    let out = std::process::Command::new("script")
+        .args(["-qec", &format!("{} {args}", bin.display()), "/dev/null"])
+        .output();
+    match out {
+        Ok(o) if o.status.success() => Some(String::from_utf8_lossy(&o.stdout).replace('\r', "\n")),
+        other => {
+            let why = format!("`script` (util-linux) cannot give a pty: {other:?}");
+            assert!(std::env::var("CI").is_err(), "{why}");
+            eprintln!("SKIPPED: probe progress in a pty: {why}");
+            if let Ok(log) = std::env::var("LANEPLAN_SKIP_LOG") {
+                use std::io::Write;
+                let _ = std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(log)
+                    .and_then(|mut f| writeln!(f, "probe progress in a pty: {why}"));
+            }
+            None
+        }
+    }
+}
+
+#[test]
+fn probe_progress_is_live_with_steps_and_quiet_otherwise() {
+    let t = tempfile::tempdir().unwrap();
+    let img = t.path().join("probe.img");
+    let img = img.display();
+    let Some(out) = in_pty(&format!(
+        "probe --curve --runtime 150ms --ramp 0s --size 8m {img}"
+    )) else {
+        return;
+    };
+    let lines: Vec<&str> = out.lines().filter(|l| l.contains(" elapsed")).collect();
+    assert!(!lines.is_empty(), "{out}");
+    assert!(!out.contains("0/0"), "{out}");
+    for l in &lines {
+        assert!(l.contains(" IOPS, ") && l.contains(" MB/s; "), "{l}");
+    }
+    assert!(
+        lines.iter().any(|l| l.contains("[1/13] probe.img: ")),
+        "{out}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("[13/13] probe.img at 120 %: ")),
+        "{out}"
+    );
+    // --quiet in a terminal, and a pipe without it: no progress at all.
+    let quiet = in_pty(&format!("probe -q --runtime 100ms --ramp 0s {img}")).unwrap();
+    assert!(!quiet.contains(" elapsed"), "{quiet}");
+    laneplan()
+        .args(["probe", "--runtime", "100ms", "--ramp", "0s"])
+        .arg(t.path().join("probe.img"))
+        .assert()
+        .success()
+        .stderr("");
+}
+
+#[test]
+fn readme_progress_line_is_what_the_formatter_prints() {
+    use laneplan::probe::{Progress, progress};
+    let p = Progress {
+        phase: "nvme0n1 at 10 %".into(),
+        step: 2,
+        steps: 13,
+        devices: vec![progress::DeviceRate {
+            label: "nvme0n1".into(),
+            iops: 41_234.0,
+            mb_per_s: 168.9,
+        }],
+        done: 200_000,
+        elapsed: std::time::Duration::from_millis(5_400),
+        expected: Some(std::time::Duration::from_secs(12)),
+        expected_ios: None,
+    };
+    let readme = include_str!("../README.md");
+    let line = progress::line(&p);
+    assert!(readme.contains(&format!("`{line}`")), "README lacks {line}");
+}
