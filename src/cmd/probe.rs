@@ -376,7 +376,7 @@ pub fn run(a: ProbeArgs, catalog: &super::plan::CatalogArgs) -> miette::Result<E
     };
 
     if let Some(path) = &a.svg {
-        let title = format!("{}: latency against IOPS", report.workload.name);
+        let title = laneplan::probe::svg::title(&report);
         let svg = laneplan::probe::svg::render(&title, &report.curves);
         laneplan::outfile::write(path, svg.as_bytes())
             .map_err(|e| miette!("cannot write {}: {e}", path.display()))?;
