@@ -257,3 +257,42 @@ fn readme_progress_line_is_what_the_formatter_prints() {
     let line = progress::line(&p);
     assert!(readme.contains(&format!("`{line}`")), "README lacks {line}");
 }
+
+#[test]
+fn dot_keeps_bay_order_styles_traffic_and_names_xgmi() {
+    let out = laneplan()
+        .args(["dot", "examples/r7415-24nvme-switched.toml"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let dot = String::from_utf8(out).unwrap();
+    // Bays declared in chassis order, not string order (bay0, bay1, bay10, ...).
+    let bays: Vec<&str> = dot
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("\"bay"))
+        .filter_map(|l| l.split_once("\" [label=").map(|(n, _)| n))
+        .filter(|n| n.chars().all(|c| c.is_ascii_digit()))
+        .collect();
+    let want: Vec<String> = (0..24).map(|i| i.to_string()).collect();
+    assert_eq!(bays, want);
+    // Every hop on the way from a switch to a drive carries traffic: not drawn as idle.
+    for l in dot.lines().filter(|l| l.contains("\"bp-switch-a\" -> ")) {
+        assert!(
+            !l.contains("dashed") && l.contains("color=\"gray30\""),
+            "{l}"
+        );
+    }
+    assert!(dot.contains("carries traffic, no limit of its own"));
+    let r6525 = laneplan()
+        .args(["dot", "r6525"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let r6525 = String::from_utf8(r6525).unwrap();
+    assert!(r6525.contains("label=\"xGMI x4 · "), "{r6525}");
+    assert!(!r6525.contains("XGMI"));
+}

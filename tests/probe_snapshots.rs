@@ -125,7 +125,10 @@ fn curve_table_snapshot() {
 
 #[test]
 fn curve_svg_snapshot() {
-    let s = svg::render("nvme0n1: 4k-randread, latency against offered IOPS", &[curve()]);
+    let s = svg::render(
+        "nvme0n1: 4k-randread, latency against offered IOPS",
+        &[curve()],
+    );
     assert!(s.starts_with("<svg ") && s.ends_with("</svg>\n"));
     insta::assert_snapshot!(s);
 }
