@@ -296,3 +296,45 @@ fn dot_keeps_bay_order_styles_traffic_and_names_xgmi() {
     assert!(r6525.contains("label=\"xGMI x4 · "), "{r6525}");
     assert!(!r6525.contains("XGMI"));
 }
+
+#[test]
+fn bay_svg_never_cuts_a_label() {
+    let t = tempfile::tempdir().unwrap();
+    for (i, target) in ["r740xd", "examples/r740xd-12nvme-micron9300.toml", "r7525"]
+        .iter()
+        .enumerate()
+    {
+        let file = t.path().join(format!("{i}.svg"));
+        laneplan()
+            .args(["bays", target, "--svg"])
+            .arg(&file)
+            .assert()
+            .success();
+        let text = std::fs::read_to_string(&file).unwrap();
+        let doc = roxmltree::Document::parse(&text).unwrap();
+        let mut fitted = 0;
+        let mut labels = Vec::new();
+        for node in doc.descendants().filter(|n| n.has_tag_name("text")) {
+            let own: String = node
+                .children()
+                .filter(|c| c.is_text())
+                .filter_map(|c| c.text())
+                .collect();
+            assert!(!own.contains('…'), "{target}: cut label {own:?}");
+            // A label made smaller or squeezed carries its full text as a tooltip.
+            let size: f64 = node.attribute("font-size").unwrap().parse().unwrap();
+            if let Some(title) = node.children().find(|c| c.has_tag_name("title")) {
+                assert_eq!(title.text(), Some(own.as_str()));
+                assert!(size < 11.0);
+                fitted += 1;
+            }
+            labels.push(own);
+        }
+        if *target == "r740xd" {
+            assert!(labels.iter().any(|l| l == "CPU1 PCIe stack 2 (bus 3a)"));
+            assert_eq!(fitted, 1);
+        } else {
+            assert!(fitted > 0, "{target}");
+        }
+    }
+}
