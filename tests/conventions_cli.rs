@@ -38,6 +38,19 @@ fn did_you_mean_platforms_options_profiles_parts() {
         .stderr(predicate::str::contains(
             "did you mean `perc-h740p-adapter`?",
         ));
+    // In a build file, at the platform's location.
+    let t = tempfile::tempdir().unwrap();
+    let build = t.path().join("b.toml");
+    std::fs::write(&build, "platform = \"r740\"\n").unwrap();
+    laneplan()
+        .arg("check")
+        .arg(&build)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "b.toml:1:12: unknown platform `r740`",
+        ))
+        .stderr(predicate::str::contains("did you mean `r740xd`?"));
     // Nothing near: no guess.
     laneplan()
         .args(["show", "supermicro"])
