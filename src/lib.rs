@@ -20,5 +20,6 @@ pub mod platform;
 pub mod probe;
 pub mod render;
 pub mod source;
+pub mod suggest;
 pub mod synth;
 pub mod topology;

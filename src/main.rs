@@ -38,8 +38,8 @@ enum Command {
     Dot(cmd::flow::DotArgs),
     /// Shell completions for bash, zsh, fish, ...
     Completions { shell: clap_complete::Shell },
-    /// The man page (roff) on stdout.
-    Man,
+    /// The man page (roff) of laneplan or one subcommand on stdout; --dir writes them all.
+    Man(cmd::man::ManArgs),
     /// Direct-I/O probes of block devices or files (read-only unless --write).
     Probe(Box<cmd::probe::ProbeArgs>),
     /// Audit the live PCIe tree (or a capture, or an lspci dump): links, NUMA, slots, NVMe, AER.
@@ -77,7 +77,7 @@ fn main() -> ExitCode {
             );
             Ok(ExitCode::SUCCESS)
         }
-        Command::Man => cmd::man(Cli::command()),
+        Command::Man(a) => cmd::man::run(&a, Cli::command()),
         Command::Probe(args) => cmd::probe::run(*args, &cli.catalog),
         Command::Audit(args) => cmd::audit::run(args, &cli.catalog),
         Command::Gather(args) => cmd::audit::gather(args),

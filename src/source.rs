@@ -83,6 +83,7 @@ pub struct InputError {
     pub message: String,
     #[help]
     pub help: Option<String>,
+    /// None for a whole-file error: miette would draw an empty box around nothing.
     #[source_code]
     src: Option<NamedSource<Arc<str>>>,
     #[label("here")]
@@ -99,13 +100,13 @@ impl InputError {
     pub fn whole_file(file: impl Into<String>, message: impl Into<String>) -> Self {
         let file = file.into();
         InputError {
-            src: Some(NamedSource::new(file.clone(), Arc::from(""))),
+            src: None,
             file,
             line: 1,
             column: 1,
             message: message.into(),
             help: None,
-            span: Some((0, 0).into()),
+            span: None,
         }
     }
 

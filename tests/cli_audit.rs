@@ -157,7 +157,10 @@ fn prometheus_textfile() {
     let mut types = 0;
     for line in text.lines() {
         if let Some(rest) = line.strip_prefix("# TYPE ") {
-            assert!(rest.ends_with(" gauge"), "{line}");
+            assert!(
+                rest.ends_with(" gauge") || rest.ends_with(" counter"),
+                "{line}"
+            );
             types += 1;
             continue;
         }
@@ -170,13 +173,13 @@ fn prometheus_textfile() {
     }
     assert_eq!(types, 7);
     assert!(text.contains(
-        "laneplan_pcie_link_downtrained{bdf=\"0000:b0:00.0\",slot=\"4-2\",bay=\"\",model=\"Micron_9300_MTFDHAL3T8TDP\"} 1\n"
+        "laneplan_pcie_link_downtrained{bdf=\"0000:b0:00.0\",slot=\"4-2\",model=\"Micron_9300_MTFDHAL3T8TDP\"} 1\n"
     ));
     assert!(text.contains(
-        "laneplan_pcie_link_speed_gts{bdf=\"0000:d9:00.0\",slot=\"8-2\",bay=\"\",model=\"Micron_9300_MTFDHAL3T8TDP\"} 2.5\n"
+        "laneplan_pcie_link_speed_gts{bdf=\"0000:d9:00.0\",slot=\"8-2\",model=\"Micron_9300_MTFDHAL3T8TDP\"} 2.5\n"
     ));
     assert!(text.contains(
-        "laneplan_pcie_aer_errors{bdf=\"0000:5d:02.0\",slot=\"\",bay=\"\",model=\"Intel Corporation Sky Lake-E PCI Express Root Port C\",severity=\"correctable\"} 57\n"
+        "laneplan_pcie_aer_errors_total{bdf=\"0000:5d:02.0\",model=\"Intel Corporation Sky Lake-E PCI Express Root Port C\",severity=\"correctable\"} 57\n"
     ));
     assert!(text.contains("laneplan_audit_findings{severity=\"error\"} 3\n"));
 }

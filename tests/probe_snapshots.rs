@@ -125,7 +125,66 @@ fn curve_table_snapshot() {
 
 #[test]
 fn curve_svg_snapshot() {
-    let s = svg::render("4k-randread: latency against IOPS", &[curve()]);
+    let s = svg::render(
+        "nvme0n1: 4k-randread, latency against offered IOPS",
+        &[curve()],
+    );
     assert!(s.starts_with("<svg ") && s.ends_with("</svg>\n"));
     insta::assert_snapshot!(s);
+}
+
+#[test]
+fn curve_svg_log_axis_order_and_title() {
+    let mut r = report();
+    r.curves = vec![curve()];
+    let title = svg::title(&r);
+    assert_eq!(
+        title,
+        "nvme0n1: 4k-randread (4k random 100 % read, QD 128 x 1 job), latency against offered IOPS"
+    );
+    let text = svg::render(&title, &r.curves);
+    let doc = roxmltree::Document::parse(&text).unwrap();
+    let texts: Vec<(f64, f64, String)> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("text"))
+        .map(|n| {
+            let num = |a: &str| n.attribute(a).unwrap_or("0").parse::<f64>().unwrap();
+            (num("x"), num("y"), n.text().unwrap_or_default().to_string())
+        })
+        .collect();
+    assert_eq!(texts[0].2, title);
+    // The y tick labels (right-aligned left of the plot), bottom to top.
+    let ticks: Vec<&str> = texts
+        .iter()
+        .filter(|(x, _, _)| *x == 72.0)
+        .map(|(_, _, t)| t.as_str())
+        .collect();
+    assert_eq!(
+        ticks,
+        [
+            "10 µs", "20 µs", "50 µs", "100 µs", "200 µs", "500 µs", "1 ms", "2 ms", "5 ms",
+            "10 ms", "20 ms", "50 ms", "100 ms"
+        ]
+    );
+    // Each line (mean, p99) runs left to right through the 12 steps: no fold-back.
+    let lines: Vec<Vec<f64>> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("polyline"))
+        .map(|n| {
+            n.attribute("points")
+                .unwrap()
+                .split(' ')
+                .map(|p| p.split_once(',').unwrap().0.parse::<f64>().unwrap())
+                .collect()
+        })
+        .collect();
+    assert_eq!(lines.len(), 2);
+    for xs in &lines {
+        assert_eq!(xs.len(), 12);
+        assert!(xs.windows(2).all(|w| w[0] < w[1]), "{xs:?}");
+    }
+    // Tooltips say both rates.
+    assert!(text.contains(
+        "<title>nvme0n1 mean: 120 % offered 120000 IOPS, achieved 100000 IOPS, 8.3 ms</title>"
+    ));
 }

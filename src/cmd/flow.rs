@@ -90,9 +90,13 @@ pub struct FlowArgs {
 pub struct DotArgs {
     /// A platform id (see `laneplan platforms`) or a build file (*.toml).
     pub target: String,
-    /// Choose a platform option, e.g. `front=24nvme` (repeatable; platforms only).
-    #[arg(long = "option", short = 'o', value_name = "KEY=VALUE", value_parser = parse_kv)]
+    /// Choose a platform option, e.g. `front=24nvme` (repeatable; platforms only). Long form
+    /// only here: `-o` is `--output`, as in graphviz's own `dot`.
+    #[arg(long = "option", value_name = "KEY=VALUE", value_parser = parse_kv)]
     pub options: Vec<(String, String)>,
+    /// Write the graph to FILE (atomically: temp file + rename) instead of stdout.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<std::path::PathBuf>,
     #[command(flatten)]
     pub opts: FlowOpts,
 }
@@ -136,6 +140,11 @@ pub fn dot(args: &DotArgs, cat: &CatalogArgs) -> Result<ExitCode> {
     };
     let opts = args.opts.options()?;
     let (f, _) = flow::analyze_plan(&report.plan, &opts).map_err(|e| miette!("{e}"))?;
-    print!("{}", dot::dot(&report.plan.topology, Some(&f), opts.model));
+    let text = dot::dot(&report.plan.topology, Some(&f), opts.model);
+    match &args.output {
+        Some(path) => laneplan::outfile::write(path, text.as_bytes())
+            .map_err(|e| miette!("cannot write {}: {e}", path.display()))?,
+        None => print!("{text}"),
+    }
     Ok(ExitCode::SUCCESS)
 }

@@ -4,6 +4,7 @@ pub mod audit;
 pub mod bays;
 pub mod flow;
 pub mod learn;
+pub mod man;
 pub mod place;
 pub mod plan;
 pub mod probe;
@@ -72,15 +73,4 @@ pub fn install_error_hook() {
 pub fn report_error(err: miette::Report) -> ExitCode {
     eprintln!("{err:?}");
     ExitCode::from(2)
-}
-
-pub fn man(cmd: clap::Command) -> miette::Result<ExitCode> {
-    let man = clap_mangen::Man::new(cmd);
-    let mut out = Vec::new();
-    man.render(&mut out).map_err(|e| miette::miette!("{e}"))?;
-    use std::io::Write;
-    std::io::stdout()
-        .write_all(&out)
-        .map_err(|e| miette::miette!("{e}"))?;
-    Ok(ExitCode::SUCCESS)
 }

@@ -104,7 +104,10 @@ pub struct ProbeArgs {
     /// Predicted write ceiling of each named target, GB/s.
     #[arg(long, value_name = "GB/S", value_parser = parse::parse_ceiling, allow_negative_numbers = true)]
     pub ceiling_write: Option<f64>,
-    /// JSON on stdout (schema in docs/probe-json.md); no progress bar.
+    /// No progress line on stderr (there is none either when stderr is not a terminal).
+    #[arg(short, long)]
+    pub quiet: bool,
+    /// JSON on stdout (schema in docs/probe-json.md); no progress line.
     #[arg(long)]
     pub json: bool,
     /// Probe every NVMe namespace the audit finds, labelled with its bay, slot and link, each
@@ -225,6 +228,12 @@ fn mapped_targets(
         );
         return Err(probe_error(ProbeError::Refused(r)));
     }
+    if mapped.is_empty() {
+        return Err(miette!(
+            "no NVMe namespaces found under {}",
+            root.join("sys").display()
+        ));
+    }
     let mut out = Vec::new();
     for m in mapped {
         if m.refused.is_none()
@@ -238,9 +247,7 @@ fn mapped_targets(
         }
     }
     if out.is_empty() {
-        return Err(miette!(
-            "no NVMe namespace to probe (none found, or all in use)"
-        ));
+        return Err(miette!("no NVMe namespace to probe: all in use"));
     }
     Ok(Some(out))
 }
@@ -346,33 +353,19 @@ pub fn run(a: ProbeArgs, catalog: &super::plan::CatalogArgs) -> miette::Result<E
         ExitCode::from(if code == 0 { 130 } else { code as u8 })
     };
 
-    let bar = if a.json || !std::io::stderr().is_terminal() {
+    // One live line on stderr, fio-style (laneplan::probe::progress::line); nothing when
+    // stderr is not a terminal, with --json or with --quiet.
+    let bar = if a.json || a.quiet || !std::io::stderr().is_terminal() {
         indicatif::ProgressBar::hidden()
     } else {
-        let b = indicatif::ProgressBar::new(0);
+        let b = indicatif::ProgressBar::new_spinner();
         b.set_style(
-            indicatif::ProgressStyle::with_template(
-                "{spinner} {msg:24} [{bar:30}] {pos}/{len} {per_sec}",
-            )
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
-            .progress_chars("=> "),
+            indicatif::ProgressStyle::with_template("{wide_msg}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
         );
         b
     };
-    let show = |p: &Progress| {
-        bar.set_message(p.phase.clone());
-        match (p.expected, p.expected_ios) {
-            (Some(d), _) => {
-                bar.set_length(d.as_millis() as u64);
-                bar.set_position((p.elapsed.as_millis() as u64).min(d.as_millis() as u64));
-            }
-            (None, Some(n)) => {
-                bar.set_length(n);
-                bar.set_position(p.done.min(n));
-            }
-            _ => {}
-        }
-    };
+    let show = |p: &Progress| bar.set_message(laneplan::probe::progress::line(p));
     let report = laneplan::probe::run(&targets, &opts, &checker, &stop, &show);
     bar.finish_and_clear();
     let report = match report {
@@ -384,7 +377,7 @@ pub fn run(a: ProbeArgs, catalog: &super::plan::CatalogArgs) -> miette::Result<E
     };
 
     if let Some(path) = &a.svg {
-        let title = format!("{}: latency against IOPS", report.workload.name);
+        let title = laneplan::probe::svg::title(&report);
         let svg = laneplan::probe::svg::render(&title, &report.curves);
         laneplan::outfile::write(path, svg.as_bytes())
             .map_err(|e| miette!("cannot write {}: {e}", path.display()))?;

@@ -389,7 +389,9 @@ fn esc(v: &str) -> String {
         .replace('\n', "\\n")
 }
 
-/// node_exporter textfile: gauges per function with a link, labelled bdf/slot/bay/model.
+/// node_exporter textfile: gauges per function with a link, labelled bdf/slot/bay/model
+/// (a label with no value is left out), AER totals as `_total` counters, `# HELP` and
+/// `# TYPE` before every family, one series per label set, ending with a newline.
 pub fn prometheus(a: &Audit) -> String {
     let mut s = String::new();
     let model_of = |bdf: &str| {
@@ -404,13 +406,18 @@ pub fn prometheus(a: &Audit) -> String {
         .filter(|f| f.link.is_some() || f.link_max.is_some() || f.aer.is_some())
         .map(|f| {
             let model = model_of(&f.bdf).unwrap_or_else(|| f.name.clone());
-            let labels = format!(
-                "bdf=\"{}\",slot=\"{}\",bay=\"{}\",model=\"{}\"",
-                esc(&f.bdf),
-                esc(f.slot.as_deref().unwrap_or("")),
-                esc(f.bay.as_deref().unwrap_or("")),
-                esc(&model)
-            );
+            // node_exporter's rules: a label without a value is left out, never `slot=""`.
+            let labels = [
+                ("bdf", Some(f.bdf.as_str())),
+                ("slot", f.slot.as_deref()),
+                ("bay", f.bay.as_deref()),
+                ("model", Some(model.as_str())),
+            ]
+            .into_iter()
+            .filter_map(|(k, v)| v.filter(|v| !v.is_empty()).map(|v| (k, v)))
+            .map(|(k, v)| format!("{k}=\"{}\"", esc(v)))
+            .collect::<Vec<_>>()
+            .join(",");
             (labels, f)
         })
         .collect();
@@ -459,12 +466,13 @@ pub fn prometheus(a: &Audit) -> String {
             }
         }
     }
-    let name = "laneplan_pcie_aer_errors";
+    // Totals since boot only grow: a counter, named `_total` by the exposition rules.
+    let name = "laneplan_pcie_aer_errors_total";
     let _ = writeln!(
         s,
-        "# HELP {name} AER error counters of the function since boot."
+        "# HELP {name} AER errors reported by the function since boot."
     );
-    let _ = writeln!(s, "# TYPE {name} gauge");
+    let _ = writeln!(s, "# TYPE {name} counter");
     for (labels, f) in &rows {
         if let Some(aer) = &f.aer {
             for (sev, v) in [

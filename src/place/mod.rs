@@ -399,7 +399,13 @@ pub(crate) fn resolve<'a>(
         let known: Vec<&str> = catalog.platforms.keys().map(String::as_str).collect();
         req_err(
             format!("unknown platform `{}`", req.platform),
-            Some(format!("known platforms: {}", known.join(", "))),
+            Some(format!(
+                "{}known platforms: {}",
+                crate::suggest::hint(&req.platform, known.iter().copied())
+                    .map(|h| format!("{h} "))
+                    .unwrap_or_default(),
+                known.join(", ")
+            )),
         )
     })?;
     if req.parts.is_empty() {
@@ -421,7 +427,12 @@ pub(crate) fn resolve<'a>(
         let p = eval::part_spec(catalog, &id).ok_or_else(|| {
             req_err(
                 format!("unknown part `{id}`"),
-                Some("`laneplan parts` lists the catalogue".into()),
+                Some(format!(
+                    "{}`laneplan parts` lists the catalogue",
+                    crate::suggest::hint(&id, catalog.parts.keys().map(String::as_str))
+                        .map(|h| format!("{h} "))
+                        .unwrap_or_default()
+                )),
             )
         })?;
         if p.is_drive() {

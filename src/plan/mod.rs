@@ -48,7 +48,16 @@ pub fn check_build(
                 build.platform.span(),
                 format!("unknown platform `{}`", build.platform.get_ref()),
             )
-            .with_help(format!("expected one of: {}", known.join(", ")))
+            .with_help(format!(
+                "{}expected one of: {}",
+                crate::suggest::hint(
+                    build.platform.get_ref(),
+                    catalog.platforms.keys().map(String::as_str)
+                )
+                .map(|h| format!("{h} "))
+                .unwrap_or_default(),
+                known.join(", ")
+            ))
             .into());
     };
     if let Some(i) = over_total_bays(build.bays.iter().map(|b| b.bays.get_ref().as_str())) {

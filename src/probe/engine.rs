@@ -144,6 +144,8 @@ pub struct JobParams {
     pub stop: Arc<AtomicBool>,
     /// Completed I/Os (ramp included), for progress.
     pub done: Arc<AtomicU64>,
+    /// Bytes of the completed I/Os (ramp included), for progress.
+    pub done_bytes: Arc<AtomicU64>,
     pub seed: u64,
 }
 
@@ -321,6 +323,7 @@ pub fn run_uring(mut p: JobParams) -> std::io::Result<JobStats> {
         cq.sync();
         sq.sync();
         let mut reaped = 0u64;
+        let mut reaped_bytes = 0u64;
         // One completion per turn: its slot is refilled and submitted at once, and the next
         // `io_uring_enter` returns at once while more completions wait. Reaping every
         // available completion first (8 or so per wake-up) left the device queue short by
@@ -348,9 +351,11 @@ pub fn run_uring(mut p: JobParams) -> std::io::Result<JobStats> {
             free.push(idx as u32);
             inflight -= 1;
             reaped += 1;
+            reaped_bytes += u64::from(s.len);
         }
         if reaped > 0 {
             p.done.fetch_add(reaped, Ordering::Relaxed);
+            p.done_bytes.fetch_add(reaped_bytes, Ordering::Relaxed);
         }
         if !stopping
             && (now >= sched.deadline || p.stop.load(Ordering::Relaxed) || stats.errors > 0)
@@ -601,6 +606,7 @@ pub fn run_sync(p: JobParams) -> JobStats {
             let file = p.file.clone();
             let stop = p.stop.clone();
             let done = p.done.clone();
+            let done_bytes = p.done_bytes.clone();
             let ticket = ticket.clone();
             let measured_issued = measured_issued.clone();
             let failed = failed.clone();
@@ -691,6 +697,7 @@ pub fn run_sync(p: JobParams) -> JobStats {
                         }
                     }
                     done.fetch_add(1, Ordering::Relaxed);
+                    done_bytes.fetch_add(u64::from(io.len), Ordering::Relaxed);
                     now = end;
                 }
                 stats

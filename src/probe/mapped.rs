@@ -186,8 +186,12 @@ fn round3(v: f64) -> f64 {
     (v * 1000.0).round() / 1000.0
 }
 
-/// The mapped targets as a table (`probe --mapped --dry-run`).
+/// The mapped targets as a table (`probe --mapped --dry-run`); a line saying so, not an
+/// empty table, when the host has no NVMe namespace.
 pub fn render(mapped: &[Mapped]) -> String {
+    if mapped.is_empty() {
+        return "no NVMe namespaces found\n".into();
+    }
     use comfy_table::{Table, presets::UTF8_FULL_CONDENSED};
     let mut table = Table::new();
     table.load_style(UTF8_FULL_CONDENSED);

@@ -13,6 +13,7 @@
 pub mod engine;
 pub mod mapped;
 pub mod parse;
+pub mod progress;
 pub mod results;
 pub mod safety;
 pub mod svg;
@@ -117,12 +118,18 @@ pub struct Prepared {
     pub workload: Workload,
 }
 
-/// Progress of a running probe, for a progress bar.
+/// Progress of a running probe, for a progress line ([`progress::line`]).
 #[derive(Debug, Clone)]
 pub struct Progress {
     /// What is running: a device label, `all devices`, or a curve step.
     pub phase: String,
-    /// Completed I/Os, ramp included.
+    /// This run's number (1-based) among all runs of the probe (devices one after the
+    /// other, and each curve step, are runs).
+    pub step: usize,
+    pub steps: usize,
+    /// Each device of this run, with its rate over the last second.
+    pub devices: Vec<progress::DeviceRate>,
+    /// Completed I/Os, ramp included, all devices of this run.
     pub done: u64,
     pub elapsed: Duration,
     /// Expected length (ramp + runtime) for time-bounded runs.
@@ -445,19 +452,23 @@ struct SetResult {
     cpu_seconds: f64,
 }
 
-/// Runs `set` at once, each device with its own jobs. `rate` is per device.
+/// Runs `set` at once, each device with its own jobs. `rate` is per device; `phase` names
+/// the run and its step (k of n) for progress.
 fn run_set(
     set: &[&Prepared],
     opts: &ProbeOptions,
     engine: EngineKind,
     rate: Option<f64>,
     stop: &Arc<AtomicBool>,
-    phase: &str,
+    (phase, step): (&str, (usize, usize)),
     progress: &dyn Fn(&Progress),
 ) -> SetResult {
     let start = engine::now_ns();
     let ramp_ns = opts.ramp.as_nanos() as u64;
-    let done = Arc::new(AtomicU64::new(0));
+    let counters: Vec<(Arc<AtomicU64>, Arc<AtomicU64>)> = set
+        .iter()
+        .map(|_| (Arc::new(AtomicU64::new(0)), Arc::new(AtomicU64::new(0))))
+        .collect();
     let mut cpu0 = (ramp_ns == 0).then(process_cpu_seconds);
     let mut handles = Vec::new();
     for (ti, p) in set.iter().enumerate() {
@@ -488,7 +499,8 @@ fn run_set(
                 ramp_ns,
                 rate: rate.map(|r| r / jobs as f64),
                 stop: stop.clone(),
-                done: done.clone(),
+                done: counters[ti].0.clone(),
+                done_bytes: counters[ti].1.clone(),
                 seed,
             };
             per_target.push(std::thread::spawn(move || match engine {
@@ -511,16 +523,35 @@ fn run_set(
         Bound::Ios(n) => Some(n.saturating_mul(set.len() as u64)),
         Bound::Time(_) => None,
     };
+    let mut window = progress::RateWindow::new(Duration::from_secs(1));
     loop {
         let all_done = handles.iter().flatten().all(|h| h.is_finished());
         let now = engine::now_ns();
         if cpu0.is_none() && now >= start + ramp_ns {
             cpu0 = Some(process_cpu_seconds());
         }
+        let counts: Vec<(u64, u64)> = counters
+            .iter()
+            .map(|(n, b)| (n.load(Ordering::Relaxed), b.load(Ordering::Relaxed)))
+            .collect();
+        let done = counts.iter().map(|c| c.0).sum();
+        let elapsed = Duration::from_nanos(now - start);
+        let rates = window.push(elapsed, counts);
         progress(&Progress {
             phase: phase.to_string(),
-            done: done.load(Ordering::Relaxed),
-            elapsed: Duration::from_nanos(now - start),
+            step: step.0,
+            steps: step.1,
+            devices: set
+                .iter()
+                .zip(rates)
+                .map(|(p, (iops, mb_per_s))| progress::DeviceRate {
+                    label: p.target.label.clone(),
+                    iops,
+                    mb_per_s,
+                })
+                .collect(),
+            done,
+            elapsed,
             expected,
             expected_ios,
         });
@@ -628,7 +659,15 @@ pub fn run(
     };
     if opts.together && prepared.len() > 1 {
         let set: Vec<&Prepared> = prepared.iter().collect();
-        let r = run_set(&set, opts, engine, opts.rate, stop, "all devices", progress);
+        let r = run_set(
+            &set,
+            opts,
+            engine,
+            opts.rate,
+            stop,
+            ("all devices", (1, 1)),
+            progress,
+        );
         let mut all = JobStats::new();
         for (i, p) in prepared.iter().enumerate() {
             let d = DeviceResult::build(
@@ -658,12 +697,24 @@ pub fn run(
             },
         ));
     } else {
+        // Runs in all: each device, and with --curve its steps after it.
+        let steps = prepared.len() * (1 + if opts.curve { CURVE_STEPS.len() } else { 0 });
+        let mut step = 0;
         for (i, p) in prepared.iter().enumerate() {
             if stop.load(Ordering::Relaxed) {
                 break;
             }
             let label = p.target.label.clone();
-            let r = run_set(&[p], opts, engine, opts.rate, stop, &label, progress);
+            step += 1;
+            let r = run_set(
+                &[p],
+                opts,
+                engine,
+                opts.rate,
+                stop,
+                (&label, (step, steps)),
+                progress,
+            );
             ring_setup = ring_setup.or(r.stats[0].ring_setup.clone());
             let d = DeviceResult::build(
                 &r.stats[0],
@@ -691,13 +742,14 @@ pub fn run(
                         break;
                     }
                     let rate = max_iops * pct as f64 / 100.0;
+                    step += 1;
                     let r = run_set(
                         &[p],
                         opts,
                         engine,
                         Some(rate),
                         stop,
-                        &format!("{label} at {pct} %"),
+                        (&format!("{label} at {pct} %"), (step, steps)),
                         progress,
                     );
                     let d = DeviceResult::build(

@@ -1,6 +1,8 @@
-//! The `--curve` plot: latency (mean and p99) against achieved IOPS, one colour per device.
-//! Written by hand as plain SVG text, deterministic (fixed number formatting, no timestamps)
-//! so it can be snapshot-tested and diffed.
+//! The `--curve` plot: latency (mean and p99, log axis in µs/ms/s) against the offered rate,
+//! one colour per device. The line follows the offered rate, which only grows, so the 110 and
+//! 120 % steps (which achieve no more than 100 %) never fold back; the tooltips give the
+//! achieved rate too. Written by hand as plain SVG text, deterministic (fixed number
+//! formatting, no timestamps) so it can be snapshot-tested and diffed.
 
 use super::results::Curve;
 use std::fmt::Write;
@@ -51,6 +53,59 @@ fn tick_label(v: f64) -> String {
     }
 }
 
+/// Log axis over `[lo, hi]` µs: whole decades around the data, ticks at 1, 2 and 5 of each.
+pub fn log_axis(lo: f64, hi: f64) -> (f64, f64, Vec<f64>) {
+    let lo = if lo.is_finite() && lo > 0.0 { lo } else { 1.0 };
+    let hi = if hi.is_finite() && hi > lo {
+        hi
+    } else {
+        lo * 10.0
+    };
+    let d0 = lo.log10().floor() as i32;
+    let d1 = (hi.log10().ceil() as i32).max(d0 + 1);
+    let mut ticks = Vec::new();
+    for d in d0..d1 {
+        for m in [1.0, 2.0, 5.0] {
+            ticks.push(m * 10f64.powi(d));
+        }
+    }
+    ticks.push(10f64.powi(d1));
+    (10f64.powi(d0), 10f64.powi(d1), ticks)
+}
+
+/// A latency in µs as a person reads it: `50 µs`, `200 µs`, `1 ms`, `20 ms`, `1 s`.
+pub fn latency_label(us: f64) -> String {
+    let (v, unit) = if us >= 1e6 {
+        (us / 1e6, "s")
+    } else if us >= 1e3 {
+        (us / 1e3, "ms")
+    } else {
+        (us, "µs")
+    };
+    if v.fract().abs() < 1e-9 {
+        format!("{v:.0} {unit}")
+    } else {
+        format!("{} {unit}", format!("{v:.3}").trim_end_matches('0'))
+    }
+}
+
+/// The plot's title: the devices, the workload (profile, block size, pattern) and its QD.
+pub fn title(report: &super::results::ProbeReport) -> String {
+    let w = &report.workload;
+    let devices: Vec<&str> = report.curves.iter().map(|c| c.label.as_str()).collect();
+    format!(
+        "{}: {} ({} {} {} % read, QD {} x {} job{}), latency against offered IOPS",
+        devices.join(", "),
+        w.name,
+        w.bs,
+        format!("{:?}", w.pattern).to_lowercase(),
+        w.read_pct,
+        w.qd,
+        w.jobs,
+        if w.jobs == 1 { "" } else { "s" }
+    )
+}
+
 fn esc(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
@@ -62,14 +117,17 @@ fn esc(s: &str) -> String {
 /// line (the maximum run is the reference, shown as a hollow marker).
 pub fn render(title: &str, curves: &[Curve]) -> String {
     let pts = curves.iter().flat_map(|c| c.points.iter());
-    let max_x = pts.clone().map(|p| p.iops).fold(0.0, f64::max);
-    let max_y = pts.map(|p| p.p99_us.max(p.mean_us)).fold(0.0, f64::max);
+    let max_x = pts.clone().map(at_x).fold(0.0, f64::max);
+    let lats = pts.flat_map(|p| [p.mean_us, p.p99_us]).filter(|v| *v > 0.0);
+    let min_y = lats.clone().fold(f64::INFINITY, f64::min);
+    let max_y = lats.fold(0.0, f64::max);
     let (xs, xmax) = nice_axis(max_x);
-    let (ys, ymax) = nice_axis(max_y);
+    let (ylo, yhi, yticks) = log_axis(min_y, max_y);
     let pw = W - LEFT - RIGHT;
     let ph = H - TOP - BOTTOM;
     let x = |v: f64| LEFT + v / xmax * pw;
-    let y = |v: f64| TOP + ph - v / ymax * ph;
+    let (l0, l1) = (ylo.log10(), yhi.log10());
+    let y = |v: f64| TOP + ph - (v.max(ylo).log10() - l0) / (l1 - l0) * ph;
     let mut s = String::new();
     let _ = writeln!(
         s,
@@ -99,8 +157,7 @@ pub fn render(title: &str, curves: &[Curve]) -> String {
         );
         v += xs;
     }
-    let mut v = 0.0;
-    while v <= ymax + ys / 2.0 {
+    for v in yticks {
         let py = y(v);
         let _ = writeln!(
             s,
@@ -112,9 +169,8 @@ pub fn render(title: &str, curves: &[Curve]) -> String {
             r#"<text x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"#,
             LEFT - 8.0,
             py + 4.0,
-            tick_label(v)
+            latency_label(v)
         );
-        v += ys;
     }
     let _ = writeln!(
         s,
@@ -122,26 +178,27 @@ pub fn render(title: &str, curves: &[Curve]) -> String {
     );
     let _ = writeln!(
         s,
-        r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">IOPS (achieved)</text>"#,
+        r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">IOPS offered (the maximum run: achieved)</text>"#,
         LEFT + pw / 2.0,
         H - 14.0
     );
     let _ = writeln!(
         s,
-        r#"<text x="18" y="{:.1}" text-anchor="middle" transform="rotate(-90 18 {:.1})">latency (µs)</text>"#,
+        r#"<text x="18" y="{:.1}" text-anchor="middle" transform="rotate(-90 18 {:.1})">latency (log)</text>"#,
         TOP + ph / 2.0,
         TOP + ph / 2.0
     );
     // Series.
     for (i, c) in curves.iter().enumerate() {
         let color = COLORS[i % COLORS.len()];
-        let swept: Vec<_> = c.points.iter().filter(|p| p.pct.is_some()).collect();
+        let mut swept: Vec<_> = c.points.iter().filter(|p| p.pct.is_some()).collect();
+        swept.sort_by(|a, b| at_x(a).total_cmp(&at_x(b)));
         for (field, dash, name) in [(0, "", "mean"), (1, r#" stroke-dasharray="6 4""#, "p99")] {
             let val =
                 |p: &super::results::CurvePoint| if field == 0 { p.mean_us } else { p.p99_us };
             let path: Vec<String> = swept
                 .iter()
-                .map(|p| format!("{:.1},{:.1}", x(p.iops), y(val(p))))
+                .map(|p| format!("{:.1},{:.1}", x(at_x(p)), y(val(p))))
                 .collect();
             if !path.is_empty() {
                 let _ = writeln!(
@@ -151,14 +208,18 @@ pub fn render(title: &str, curves: &[Curve]) -> String {
                 );
             }
             for p in &c.points {
-                let (px, py) = (x(p.iops), y(val(p)));
+                let (px, py) = (x(at_x(p)), y(val(p)));
                 let fill = if p.pct.is_some() { color } else { "white" };
+                let offered = match (p.pct, p.offered_iops) {
+                    (Some(pct), Some(o)) => format!("{pct} % offered {o:.0} IOPS, "),
+                    _ => "maximum run, ".into(),
+                };
                 let _ = writeln!(
                     s,
-                    r#"<circle cx="{px:.1}" cy="{py:.1}" r="3" fill="{fill}" stroke="{color}"><title>{} {name}: {:.0} IOPS, {:.1} µs</title></circle>"#,
+                    r#"<circle cx="{px:.1}" cy="{py:.1}" r="3" fill="{fill}" stroke="{color}"><title>{} {name}: {offered}achieved {:.0} IOPS, {}</title></circle>"#,
                     esc(&c.label),
                     p.iops,
-                    val(p)
+                    latency_label((val(p) * 10.0).round() / 10.0)
                 );
             }
         }
@@ -196,6 +257,11 @@ pub fn render(title: &str, curves: &[Curve]) -> String {
     s
 }
 
+/// Where a point sits on the x axis: its offered rate; the maximum run at what it achieved.
+fn at_x(p: &super::results::CurvePoint) -> f64 {
+    p.offered_iops.unwrap_or(p.iops)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -205,5 +271,22 @@ mod tests {
         assert_eq!(nice_axis(93_000.0), (20_000.0, 100_000.0));
         assert_eq!(nice_axis(412.0), (100.0, 500.0));
         assert_eq!(nice_axis(0.0), (1.0, 5.0));
+    }
+
+    #[test]
+    fn log_axis_spans_whole_decades() {
+        let (lo, hi, ticks) = log_axis(80.0, 48_000.0);
+        assert_eq!((lo, hi), (10.0, 100_000.0));
+        let labels: Vec<String> = ticks.iter().map(|t| latency_label(*t)).collect();
+        assert_eq!(
+            labels,
+            [
+                "10 µs", "20 µs", "50 µs", "100 µs", "200 µs", "500 µs", "1 ms", "2 ms", "5 ms",
+                "10 ms", "20 ms", "50 ms", "100 ms"
+            ]
+        );
+        assert_eq!(latency_label(1_500_000.0), "1.5 s");
+        assert_eq!(latency_label(82.5), "82.5 µs");
+        assert_eq!(log_axis(0.0, 0.0).2.len(), 4);
     }
 }

@@ -377,8 +377,11 @@ impl Workload {
     pub fn from_profile(name: &str, o: &Overrides) -> Result<Self, WorkloadError> {
         let p = profile(name).ok_or_else(|| {
             let names: Vec<&str> = PROFILES.iter().map(|p| p.name).collect();
+            let mean = crate::suggest::hint(name, names.iter().copied())
+                .map(|h| format!("; {h}"))
+                .unwrap_or_default();
             err(format!(
-                "unknown profile `{name}`; known: {}",
+                "unknown profile `{name}`{mean}; known: {}",
                 names.join(", ")
             ))
         })?;

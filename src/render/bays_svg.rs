@@ -61,16 +61,19 @@ fn n(v: f64) -> String {
     }
 }
 
-/// Cuts `s` to about `px` wide at `size` px font (average glyph 0.6 em).
-fn fit(s: &str, px: f64, size: f64) -> String {
-    let max = ((px / (size * 0.6)).floor() as usize).max(1);
-    if s.chars().count() <= max {
-        s.to_string()
+/// The font size that makes `s` about `px` wide at most (average glyph 0.6 em), never more
+/// than `size` nor less than 70 % of it; and whether even that is too wide, so the text is
+/// squeezed to `px` (`textLength`). Text is never cut.
+fn fit_size(s: &str, px: f64, size: f64) -> (f64, bool) {
+    let em = s.chars().count() as f64 * 0.6;
+    if em * size <= px {
+        return (size, false);
+    }
+    let fits = ((px / em) * 10.0).floor() / 10.0;
+    if fits >= size * 0.7 {
+        (fits, false)
     } else {
-        let mut t: String = s.chars().take(max.saturating_sub(1)).collect();
-        t = t.trim_end().to_string();
-        t.push('…');
-        t
+        ((size * 0.7 * 10.0).floor() / 10.0, true)
     }
 }
 
@@ -107,6 +110,31 @@ impl Svg {
             n(size),
             if attrs.is_empty() { "" } else { " " },
             attrs,
+            esc(s)
+        );
+    }
+
+    /// Text within `px`: shrunk, then squeezed if need be, never cut; a text that does not
+    /// fit at `size` carries its full wording as a `<title>` tooltip too.
+    fn label(&mut self, x: f64, y: f64, size: f64, attrs: &str, s: &str, px: f64) {
+        let (sz, squeeze) = fit_size(s, px, size);
+        if sz == size {
+            return self.text(x, y, size, attrs, s);
+        }
+        let squeeze = if squeeze {
+            format!(r#" textLength="{}" lengthAdjust="spacingAndGlyphs""#, n(px))
+        } else {
+            String::new()
+        };
+        let _ = writeln!(
+            self.body,
+            r#"<text x="{}" y="{}" font-size="{}"{}{}{squeeze}>{}<title>{}</title></text>"#,
+            n(x),
+            n(y),
+            n(sz),
+            if attrs.is_empty() { "" } else { " " },
+            attrs,
+            esc(s),
             esc(s)
         );
     }
@@ -227,7 +255,7 @@ fn bay(svg: &mut Svg, b: &BayView, x: f64, y: f64, w: f64, h: f64) {
         let top = if b.has_problem() { 54.0 } else { 34.0 };
         let cy = y + top + (h - top - 6.0 - link_h) / 2.0;
         let len = (h - top - 10.0 - link_h).max(10.0);
-        svg.text(
+        svg.label(
             mid + 3.0,
             cy,
             9.0,
@@ -236,25 +264,28 @@ fn bay(svg: &mut Svg, b: &BayView, x: f64, y: f64, w: f64, h: f64) {
                 n(mid + 3.0),
                 n(cy)
             ),
-            &fit(&part, len, 9.0),
+            &part,
+            len,
         );
         if !link.is_empty() {
             let short = link.replace("Gen", "G").replace(" Gb/s", "G");
-            svg.text(
+            svg.label(
                 mid,
                 y + h - 6.0,
                 8.0,
                 &format!(r#"text-anchor="middle" fill="{ink}""#),
-                &fit(&short, w - 2.0, 8.0),
+                &short,
+                w - 2.0,
             );
         }
     } else {
-        svg.text(
+        svg.label(
             mid,
             y + 42.0,
             10.0,
             &format!(r#"text-anchor="middle" fill="{ink}""#),
-            &fit(&part, w - 8.0, 10.0),
+            &part,
+            w - 8.0,
         );
         if h > 54.0 && !link.is_empty() {
             svg.text(
@@ -555,12 +586,13 @@ fn lanes(svg: &mut Svg, layout: &BayLayout, y0: f64) -> f64 {
             (None, GroupKind::Direct) => "Direct cables".into(),
             (None, _) => g.label.clone(),
         };
-        svg.text(
+        svg.label(
             gx + 6.0,
             group_y + 15.0,
             11.0,
             r##"font-weight="bold" fill="#1A1A1A""##,
-            &fit(&format!("{}  {head}", g.letter), gw - 12.0, 11.0),
+            &format!("{}  {head}", g.letter),
+            gw - 12.0,
         );
         let second = match (&g.card, g.kind) {
             (Some(c), _) => c.clone(),
@@ -568,7 +600,7 @@ fn lanes(svg: &mut Svg, layout: &BayLayout, y0: f64) -> f64 {
             (None, GroupKind::Switch) => "PCIe switch".into(),
             (None, _) => "no card: not connected".into(),
         };
-        svg.text(
+        svg.label(
             gx + 6.0,
             group_y + 29.0,
             10.0,
@@ -580,7 +612,8 @@ fn lanes(svg: &mut Svg, layout: &BayLayout, y0: f64) -> f64 {
                     "#333333"
                 }
             ),
-            &fit(&second, gw - 12.0, 10.0),
+            &second,
+            gw - 12.0,
         );
         let mut third = format!("bays {}", compress_ranges(&g.bays));
         if let Some(u) = &g.uplink {
@@ -595,7 +628,7 @@ fn lanes(svg: &mut Svg, layout: &BayLayout, y0: f64) -> f64 {
                 trim(r)
             );
         }
-        svg.text(
+        svg.label(
             gx + 6.0,
             group_y + 41.0,
             10.0,
@@ -607,7 +640,8 @@ fn lanes(svg: &mut Svg, layout: &BayLayout, y0: f64) -> f64 {
                     "#333333"
                 }
             ),
-            &fit(&third, gw - 12.0, 10.0),
+            &third,
+            gw - 12.0,
         );
         svg.close();
         x += span + ggap;
@@ -669,12 +703,13 @@ fn lanes(svg: &mut Svg, layout: &BayLayout, y0: f64) -> f64 {
                 r#"class="root-complex" rx="4" fill="{fill}" stroke="{stroke}" stroke-width="2""#
             ),
         );
-        svg.text(
+        svg.label(
             cx,
             rc_y + 21.0,
             11.0,
             r##"text-anchor="middle" fill="#1A1A1A""##,
-            &fit(label, rc_w - 10.0, 11.0),
+            label,
+            rc_w - 10.0,
         );
     }
 
@@ -766,19 +801,21 @@ fn slot(svg: &mut Svg, s: &SlotView, x: f64, y: f64, w: f64, h: f64) {
         ),
     );
     let mid = x + w / 2.0;
-    svg.text(
+    svg.label(
         mid,
         y + 16.0,
         11.0,
         r##"text-anchor="middle" font-weight="bold" fill="#1A1A1A""##,
-        &fit(&s.short, w - 6.0, 11.0),
+        &s.short,
+        w - 6.0,
     );
-    svg.text(
+    svg.label(
         mid,
         y + 30.0,
         10.0,
         r##"text-anchor="middle" fill="#333333""##,
-        &fit(&s.width_text(), w - 6.0, 10.0),
+        &s.width_text(),
+        w - 6.0,
     );
     svg.text(
         mid,
@@ -809,11 +846,12 @@ fn slot(svg: &mut Svg, s: &SlotView, x: f64, y: f64, w: f64, h: f64) {
         lines.push(cur);
     }
     if lines.len() > 3 {
-        lines.truncate(3);
-        lines[2].push('…');
+        // The rest on the third line, squeezed there rather than cut.
+        let rest = lines.split_off(2).join(" ");
+        lines.push(rest);
     }
     for (i, l) in lines.iter().enumerate() {
-        svg.text(
+        svg.label(
             mid,
             y + 58.0 + 11.0 * i as f64,
             9.0,
@@ -821,7 +859,8 @@ fn slot(svg: &mut Svg, s: &SlotView, x: f64, y: f64, w: f64, h: f64) {
                 r#"text-anchor="middle" fill="{}""#,
                 if filled { "#1A1A1A" } else { "#777777" }
             ),
-            &fit(l, w - 4.0, 9.0),
+            l,
+            w - 4.0,
         );
     }
     if let Some(l) = &s.link {
@@ -1043,9 +1082,27 @@ mod tests {
     }
 
     #[test]
-    fn fit_cuts_long_text() {
-        assert_eq!(fit("short", 100.0, 10.0), "short");
-        let f = fit("a very long part name indeed", 60.0, 10.0);
-        assert!(f.ends_with('…') && f.chars().count() <= 10);
+    fn fit_shrinks_then_squeezes_never_cuts() {
+        assert_eq!(fit_size("short", 100.0, 10.0), (10.0, false));
+        // 26 characters at 11 px want 171.6 px; 170 px fit at 10.8 px.
+        assert_eq!(
+            fit_size("CPU1 PCIe stack 2 (bus 3a)", 170.0, 11.0),
+            (10.8, false)
+        );
+        // Far too long: 70 % of the size, squeezed to the width.
+        assert_eq!(
+            fit_size("a very long part name indeed", 60.0, 10.0),
+            (7.0, true)
+        );
+        let mut svg = Svg {
+            body: String::new(),
+        };
+        svg.label(5.0, 5.0, 10.0, "", "a very long part name indeed", 60.0);
+        assert_eq!(
+            svg.body,
+            "<text x=\"5\" y=\"5\" font-size=\"7\" textLength=\"60\" \
+             lengthAdjust=\"spacingAndGlyphs\">a very long part name indeed\
+             <title>a very long part name indeed</title></text>\n"
+        );
     }
 }

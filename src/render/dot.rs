@@ -20,6 +20,10 @@ pub const COLOURS: [(&str, &str); 5] = [
     ("#c62828", "saturated: throughput lost here"),
 ];
 
+/// An edge that carries traffic but has no limit of its own to measure it against (a switch's
+/// internal hop to its port, a path without a flow element).
+pub const INTERNAL: (&str, &str) = ("gray30", "carries traffic, no limit of its own");
+
 fn q(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
@@ -60,16 +64,35 @@ fn edge_label(link: &Link, model: Model) -> Option<String> {
             format!("{protocol:?}").to_uppercase(),
             serial_lane_gbs(*gbps)
         )),
+        // The fabric's own spelling (`xGMI`, `UPI`), never an upper-cased enum name.
         Link::Fabric {
             fabric,
             links,
             gbs_per_direction,
-        } => Some(format!(
-            "{} x{links} · {gbs_per_direction:.1} GB/s",
-            format!("{fabric:?}").to_uppercase()
-        )),
+        } => Some(format!("{fabric} x{links} · {gbs_per_direction:.1} GB/s")),
         Link::Attach => None,
     }
+}
+
+/// Sort key that orders digit runs by value: `bay2` before `bay10`, as the chassis does.
+fn natural(s: &str) -> Vec<(String, u64)> {
+    let mut key = Vec::new();
+    let mut text = String::new();
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c.is_ascii_digit() {
+            let mut n = c.to_digit(10).unwrap_or(0) as u64;
+            while let Some(d) = chars.peek().and_then(|d| d.to_digit(10)) {
+                n = n.saturating_mul(10).saturating_add(d as u64);
+                chars.next();
+            }
+            key.push((std::mem::take(&mut text), n));
+        } else {
+            text.push(c);
+        }
+    }
+    key.push((text, 0));
+    key
 }
 
 /// The cluster a node belongs to: the nearest switch above or at it, else its socket.
@@ -139,7 +162,16 @@ pub fn dot(t: &Topology, flow: Option<&FlowReport>, model: Model) -> String {
         }
     }
 
-    // Nodes per cluster, sorted by id.
+    // Nodes on the path of some device's read traffic (the device and everything above it):
+    // an edge into one carries traffic even where it has no limit of its own.
+    let mut carries: std::collections::HashSet<NodeIndex> = std::collections::HashSet::new();
+    if let Some(f) = flow {
+        for d in f.devices.iter().filter(|d| d.read.share_gbs > 0.0) {
+            carries.extend(t.ancestors(d.node));
+        }
+    }
+
+    // Nodes per cluster, sorted by id (numbers by value).
     let mut clusters: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
     let mut loose: Vec<(String, String)> = Vec::new();
     let mut switch_parent: BTreeMap<String, String> = BTreeMap::new();
@@ -215,7 +247,7 @@ pub fn dot(t: &Topology, flow: Option<&FlowReport>, model: Model) -> String {
         );
         if let Some(nodes) = clusters.get(id) {
             let mut nodes = nodes.clone();
-            nodes.sort();
+            nodes.sort_by_cached_key(|(id, _)| natural(id));
             for (_, l) in nodes {
                 let _ = writeln!(out, "{pad}  {l}");
             }
@@ -228,7 +260,7 @@ pub fn dot(t: &Topology, flow: Option<&FlowReport>, model: Model) -> String {
         let _ = writeln!(out, "{pad}}}");
     }
     let mut sockets: Vec<String> = t.sockets().iter().map(|&s| t.node(s).id.clone()).collect();
-    sockets.sort();
+    sockets.sort_by_cached_key(|id| natural(id));
     for s in &sockets {
         write_cluster(&mut out, s, 1, &clusters, &switch_parent, &cluster_label);
     }
@@ -238,7 +270,7 @@ pub fn dot(t: &Topology, flow: Option<&FlowReport>, model: Model) -> String {
             write_cluster(&mut out, sw, 1, &clusters, &switch_parent, &cluster_label);
         }
     }
-    loose.sort();
+    loose.sort_by_cached_key(|(id, _)| natural(id));
     for (_, l) in &loose {
         let _ = writeln!(out, "  {l}");
     }
@@ -251,7 +283,12 @@ pub fn dot(t: &Topology, flow: Option<&FlowReport>, model: Model) -> String {
         if let Some(l) = edge_label(e.weight(), model) {
             attrs.push(format!("label={}", q(&l)));
         }
+        let busy = carries.contains(&e.target());
         match e.weight() {
+            Link::Attach if busy => attrs.push(format!(
+                "color={}, arrowhead=none, tooltip=\"internal hop: carries traffic, no limit of its own\"",
+                q(INTERNAL.0)
+            )),
             Link::Attach => attrs.push("style=dashed, color=\"gray70\", arrowhead=none".into()),
             Link::Fabric { .. } => {
                 let (u, s) = fabric_util.unwrap_or((None, false));
@@ -259,7 +296,11 @@ pub fn dot(t: &Topology, flow: Option<&FlowReport>, model: Model) -> String {
             }
             _ => {
                 let (u, s) = edge_util.get(&e.id()).copied().unwrap_or((None, false));
-                let c = colour(u, s);
+                let c = if u.is_none() && busy {
+                    INTERNAL.0
+                } else {
+                    colour(u, s)
+                };
                 attrs.push(format!("color={}", q(c)));
                 if let Some(u) = u {
                     attrs.push(format!(
@@ -274,13 +315,14 @@ pub fn dot(t: &Topology, flow: Option<&FlowReport>, model: Model) -> String {
         }
         edges.push((a.clone(), b.clone(), attrs.join(", ")));
     }
-    edges.sort();
+    edges.sort_by_cached_key(|(a, b, _)| (natural(a), natural(b)));
     for (a, b, attrs) in edges {
         let _ = writeln!(out, "  {} -> {} [{attrs}];", q(&a), q(&b));
     }
     // Legend.
     let legend: Vec<String> = COLOURS
         .iter()
+        .chain(std::iter::once(&INTERNAL))
         .map(|(c, what)| format!("<font color=\"{c}\">&#9632;</font> {what}"))
         .collect();
     let _ = writeln!(
