@@ -12,6 +12,8 @@ command -v rsvg-convert >/dev/null 2>&1 || need+=(librsvg2-bin)
 command -v losetup >/dev/null 2>&1 || need+=(mount)
 command -v bzip2 >/dev/null 2>&1 || need+=(bzip2)
 command -v xz >/dev/null 2>&1 || need+=(xz-utils)
+# promtool (Debian ships it in the prometheus package) checks the node_exporter textfile.
+command -v promtool >/dev/null 2>&1 || need+=(prometheus)
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing: ${need[*]}"
   if [ "$(id -u)" -eq 0 ]; then sudo=""; else sudo="sudo"; fi
