@@ -151,7 +151,7 @@ fn remote_memory_crosses_the_fabric_and_fair_shares_are_max_min() {
         ],
     };
     let opts = Options {
-        memory: Memory::Socket(0),
+        memory: Memory::Socket("CPU1".into()),
         ..Default::default()
     };
     let (r, found) = analyze(&spec, opts);
@@ -170,7 +170,7 @@ fn remote_memory_crosses_the_fabric_and_fair_shares_are_max_min() {
     assert!(!found.iter().any(|f| f.code == "LP0203"));
     // A socket that does not exist is an error, not a guess.
     let bad = Options {
-        memory: Memory::Socket(5),
+        memory: Memory::Socket("CPU6".into()),
         ..Default::default()
     };
     assert!(flow::analyze(&from_spec(&spec), &bad, &Hints::default()).is_err());
@@ -329,7 +329,7 @@ fn r6525_gen3_backplane_names_the_backplane_and_the_kit() {
 #[test]
 fn r740xd_to_one_socket_crosses_upi() {
     let opts = Options {
-        memory: Memory::Socket(0),
+        memory: Memory::Socket("CPU1".into()),
         ..Default::default()
     };
     let (report, f) = example("r740xd-12nvme-micron9300.toml", &opts);
@@ -339,6 +339,6 @@ fn r740xd_to_one_socket_crosses_upi() {
     assert!(close(f.read.max_flow_gbs, 48.8, 1e-4));
     let note = report.findings.iter().find(|x| x.code == "LP0203").unwrap();
     assert_eq!(note.severity, laneplan::finding::Severity::Note);
-    assert!(note.message.starts_with("8 devices on socket 1"));
+    assert!(note.message.starts_with("8 devices on CPU2 send their traffic to CPU1's memory"));
     assert_eq!(Dir::Read.name(), "read");
 }

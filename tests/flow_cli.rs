@@ -282,7 +282,7 @@ fn flow_options_are_validated() {
             "flow",
             example("r740xd-12nvme-micron9300.toml").to_str().unwrap(),
             "--memory",
-            "socket0",
+            "cpu1",
         ])
         .assert()
         .success()
@@ -292,11 +292,11 @@ fn flow_options_are_validated() {
             "flow",
             example("r7415-24nvme-switched.toml").to_str().unwrap(),
             "--memory",
-            "socket1",
+            "CPU3",
         ])
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("no socket 1"));
+        .stderr(predicate::str::contains("no socket CPU3 in this topology (sockets: CPU1)"));
     laneplan()
         .args([
             "flow",

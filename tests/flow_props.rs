@@ -35,7 +35,11 @@ fn tree() -> impl Strategy<Value = TreeSpec> {
 }
 
 fn memory() -> impl Strategy<Value = Memory> {
-    prop::sample::select(vec![Memory::Local, Memory::Socket(0), Memory::Socket(1)])
+    prop::sample::select(vec![
+        Memory::Local,
+        Memory::Socket("CPU1".into()),
+        Memory::Socket("cpu2".into()),
+    ])
 }
 
 const EPS: f64 = 1e-4;
@@ -46,7 +50,7 @@ proptest! {
     #[test]
     fn aggregate_respects_specs_cuts_and_capacities(spec in tree(), mem in memory()) {
         let t = from_spec(&spec);
-        let opts = Options { memory: mem, ..Default::default() };
+        let opts = Options { memory: mem.clone(), ..Default::default() };
         let (r, _) = flow::analyze(&t, &opts, &Hints::default()).unwrap();
         for dir in Dir::BOTH {
             let a = r.aggregate(dir);
@@ -86,7 +90,9 @@ proptest! {
                 .fold(0.0, |a, b| a + b);
             prop_assert!(a.max_flow_gbs <= per_socket_alone + EPS);
             // With everything to one socket, what crosses is at most the fabric.
-            if let Memory::Socket(k) = mem {
+            if let Memory::Socket(name) = &mem {
+                // CPU1 is index 0, cpu2 index 1 (the synthetic sockets' labels).
+                let k: u8 = name[3..].parse::<u8>().unwrap() - 1;
                 let remote: f64 = r
                     .devices
                     .iter()

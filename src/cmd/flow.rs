@@ -14,9 +14,9 @@ use std::process::ExitCode;
 /// Options of the bandwidth analysis (shared by `check`, `flow` and `dot`).
 #[derive(Args, Debug, Clone)]
 pub struct FlowOpts {
-    /// Whose memory the work targets: `local` (each device's own socket) or `socketN`
-    /// (everything to one socket, crossing UPI/xGMI).
-    #[arg(long, default_value = "local", value_name = "local|socketN")]
+    /// Whose memory the work targets: `local` (each device's own socket) or one socket as
+    /// the platform labels it, e.g. `CPU2` (everything to that socket, crossing UPI/xGMI).
+    #[arg(long, default_value = "local", value_name = "local|CPUn")]
     pub memory: Memory,
     /// Device demand: `seq` (vendor sequential GB/s) or `4k` (4K IOPS x 4 KiB).
     #[arg(long, default_value = "seq", value_name = "seq|4k")]
@@ -67,7 +67,7 @@ impl FlowOpts {
         tlp.validate().map_err(|e| miette!("{e}"))?;
         Ok(Options {
             model: self.model,
-            memory: self.memory,
+            memory: self.memory.clone(),
             workload: self.workload,
             scope: self.scope,
             tlp,

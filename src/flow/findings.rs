@@ -4,7 +4,7 @@
 //! * `LP0202` warning: a device trains below its maximum (a Gen4 drive on a Gen3 path) and
 //!   loses bandwidth; names what holds it back and the fix the platform names.
 //! * `LP0203` note (warning when the link saturates): traffic crosses sockets
-//!   (`--memory socketN`).
+//!   (`--memory CPU2`: a socket as the platform labels it).
 //! * `LP0204` note: a device's spec is above its own link's ceiling (the link is the limit).
 //! * `LP0205` warning: another shared element saturates (controller, SAS side, root
 //!   complex, inter-socket link, a shared PCIe link).
@@ -12,7 +12,7 @@
 use super::net::ElementKind;
 use super::{Dir, FlowReport, Memory, Options};
 use crate::finding::{Finding, Location};
-use crate::topology::Topology;
+use crate::topology::{NodeKind, Topology};
 use foldhash::{HashMap, HashMapExt};
 use std::collections::BTreeMap;
 
@@ -204,7 +204,21 @@ pub fn findings(t: &Topology, opts: &Options, r: &FlowReport) -> Vec<Finding> {
     }
 
     // LP0203: traffic crossing sockets.
-    if let Memory::Socket(k) = opts.memory {
+    if let Memory::Socket(_) = &opts.memory {
+        // Sockets by their platform labels (CPU1, CPU2): the one numbering everywhere.
+        let label_of = |index: u8| -> String {
+            t.sockets()
+                .into_iter()
+                .map(|s| t.node(s))
+                .find(|n| matches!(n.kind, NodeKind::Socket { index: i, .. } if i == index))
+                .map_or_else(|| format!("socket {index}"), |n| n.label.clone())
+        };
+        let k = t
+            .sockets()
+            .into_iter()
+            .map(|s| t.node(s))
+            .find(|n| opts.memory.names(&n.id, &n.label))
+            .map_or_else(|| opts.memory.to_string(), |n| n.label.clone());
         let mut by_socket: BTreeMap<u8, Vec<usize>> = BTreeMap::new();
         for (i, d) in r.devices.iter().enumerate() {
             if d.crosses_sockets {
@@ -227,8 +241,9 @@ pub fn findings(t: &Topology, opts: &Options, r: &FlowReport) -> Vec<Finding> {
                 e.element.kind == ElementKind::Fabric && (e.read.saturated || e.write.saturated)
             });
             let msg = format!(
-                "{} devices on socket {s} send their traffic to socket {k}'s memory over {}: {} read and {} write at their ceilings",
+                "{} devices on {} send their traffic to {k}'s memory over {}: {} read and {} write at their ceilings",
                 ids.len(),
+                label_of(s),
                 fabric.join(", "),
                 gbs(sum(Dir::Read)),
                 gbs(sum(Dir::Write)),

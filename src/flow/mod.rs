@@ -52,25 +52,38 @@ impl Dir {
 }
 
 /// Whose memory the work targets.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum Memory {
     /// Each device's own socket.
     #[default]
     Local,
-    /// Everything to one socket (by index), crossing UPI/xGMI from the others.
-    Socket(u8),
+    /// Everything to one socket, named as the platform names it (its id or label, any case:
+    /// `cpu2`, `CPU2`), crossing UPI/xGMI from the others. The one socket numbering is the
+    /// platform's: the same CPU1/CPU2 the tables, trees and pictures print.
+    Socket(String),
+}
+
+impl Memory {
+    /// Whether `id`/`label` name the socket this targets.
+    pub fn names(&self, id: &str, label: &str) -> bool {
+        match self {
+            Memory::Local => false,
+            Memory::Socket(s) => s.eq_ignore_ascii_case(id) || s.eq_ignore_ascii_case(label),
+        }
+    }
 }
 
 impl FromStr for Memory {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        if s == "local" {
+        let s = s.trim();
+        if s.eq_ignore_ascii_case("local") {
             return Ok(Memory::Local);
         }
-        s.strip_prefix("socket")
-            .and_then(|n| n.parse().ok())
-            .map(Memory::Socket)
-            .ok_or_else(|| format!("expected `local` or `socketN` (socket0, socket1), got `{s}`"))
+        if s.is_empty() {
+            return Err("expected `local` or a socket as the platform names it (CPU1, CPU2)".into());
+        }
+        Ok(Memory::Socket(s.to_string()))
     }
 }
 
@@ -78,7 +91,7 @@ impl fmt::Display for Memory {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Memory::Local => f.write_str("local"),
-            Memory::Socket(k) => write!(f, "socket{k}"),
+            Memory::Socket(k) => f.write_str(k),
         }
     }
 }
@@ -137,7 +150,7 @@ impl FromStr for Scope {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Options {
     pub model: Model,
     pub memory: Memory,
@@ -620,7 +633,7 @@ fn assemble(t: &Topology, opts: &Options, mut net: Net) -> FlowReport {
         model: opts.model,
         model_description: opts.model.describe(),
         tlp: opts.tlp,
-        memory: opts.memory,
+        memory: resolved_memory(t, &opts.memory),
         workload: opts.workload,
         scope: opts.scope,
         devices,
@@ -660,4 +673,17 @@ fn ceiling_max_flow(net: &mut Net, ceil: &[Vec<ceiling::Alone>; 2]) -> [f64; 2] 
         net.elements[i].passive = None;
     }
     out
+}
+
+/// The memory target as the platform labels it (`CPU2`, whatever case the flag used).
+fn resolved_memory(t: &Topology, m: &Memory) -> Memory {
+    match m {
+        Memory::Local => Memory::Local,
+        Memory::Socket(_) => t
+            .sockets()
+            .into_iter()
+            .map(|s| t.node(s))
+            .find(|n| m.names(&n.id, &n.label))
+            .map_or_else(|| m.clone(), |n| Memory::Socket(n.label.clone())),
+    }
 }

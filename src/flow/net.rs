@@ -187,28 +187,28 @@ fn device_perf(t: &Topology, ix: NodeIndex) -> Option<(DeviceClass, Option<Perf>
 /// The error of a flow request the topology cannot answer.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum NetError {
-    #[error("no socket {0} in this topology (sockets: {1})")]
-    NoSocket(u8, String),
+    #[error("no socket {0} in this topology (sockets: {1}){2}")]
+    NoSocket(String, String, String),
 }
 
 impl Net {
     /// Builds the network for `opts`.
     pub fn build(t: &Topology, opts: &Options, hints: &Hints) -> Result<Net, NetError> {
         let sockets = t.sockets();
-        let socket_index = |s: NodeIndex| match t.node(s).kind {
-            NodeKind::Socket { index, .. } => index,
-            _ => 0,
-        };
-        let targets = match opts.memory {
+        let targets = match &opts.memory {
             Memory::Local => sockets.clone(),
-            Memory::Socket(k) => match sockets.iter().find(|&&s| socket_index(s) == k) {
+            m @ Memory::Socket(k) => match sockets
+                .iter()
+                .find(|&&s| m.names(&t.node(s).id, &t.node(s).label))
+            {
                 Some(&s) => vec![s],
                 None => {
-                    let known: Vec<String> = sockets
-                        .iter()
-                        .map(|&s| socket_index(s).to_string())
-                        .collect();
-                    return Err(NetError::NoSocket(k, known.join(", ")));
+                    let known: Vec<String> =
+                        sockets.iter().map(|&s| t.node(s).label.clone()).collect();
+                    let help = crate::suggest::did_you_mean(k, known.iter().map(String::as_str))
+                        .map(|s| format!("; did you mean {s}?"))
+                        .unwrap_or_default();
+                    return Err(NetError::NoSocket(k.clone(), known.join(", "), help));
                 }
             },
         };

@@ -55,7 +55,7 @@ pub fn header(r: &FlowReport) -> String {
             crate::flow::Workload::Seq => "seq (vendor sequential GB/s)",
             crate::flow::Workload::Rand4k => "4k (4K IOPS x 4 KiB)",
         },
-        match r.memory {
+        match &r.memory {
             crate::flow::Memory::Local => "local (each device's own socket)".to_string(),
             m => format!("{m} (everything to one socket)"),
         },
