@@ -435,7 +435,7 @@ fn bays_match_by_physical_slot_number_on_the_r7525_capture() {
     assert_eq!(
         row(12).problems,
         [
-            "wrong part: planned Micron 9300 PRO 3.84 TB U.2, found Samsung PM173X U.2 (Dell) (Samsung Electronics Co Ltd NVMe SSD Controller PM173X (Dell NVMe SSD Controller PM173X))",
+            "wrong part: planned Micron 9300 PRO 3.84 TB U.2 (1344:51b1), found Samsung PM173X U.2 (Dell) (Samsung Electronics Co Ltd NVMe SSD Controller PM173X (Dell NVMe SSD Controller PM173X))",
             "wrong socket: planned on CPU1, found on NUMA node 5"
         ]
     );

@@ -8,6 +8,12 @@ use laneplan::probe::results::{
 use laneplan::probe::svg;
 use laneplan::probe::workload::Pattern;
 
+/// The expected figure for a ceiling of `n` Gen3 x4 links (3.591 GB/s each to the host,
+/// direction-aware): n drives at 3.1 GB/s.
+fn expected(ceiling: f64) -> f64 {
+    ((ceiling / 3.591).round() * 3.1 * 1000.0).round() / 1000.0
+}
+
 fn device(label: &str, iops: f64, p99: f64, ceiling: Option<(f64, f64)>) -> DeviceResult {
     DeviceResult {
         label: label.into(),
@@ -34,6 +40,11 @@ fn device(label: &str, iops: f64, p99: f64, ceiling: Option<(f64, f64)>) -> Devi
         cpu_us_per_io: Some(4.2e6 / (iops * 10.0)),
         ceiling_gbs: ceiling.map(|c| c.0),
         ceiling_pct: ceiling.map(|c| c.1),
+        // Drives specified at 3.1 GB/s each (a Samsung PM1725 800 GB) behind Gen3 x4 links:
+        // the expected figure is the spec, below the ceiling.
+        expected_gbs: ceiling.map(|c| expected(c.0)),
+        expected_pct: ceiling
+            .map(|c| ((iops * 4096.0 / 1e9) / expected(c.0) * 1000.0).round() / 10.0),
         errors: 0,
         abandoned: 0,
     }
@@ -62,10 +73,10 @@ fn report() -> ProbeReport {
             fio: Some("fio --name=probe --filename=DEV --direct=1 --rw=randread --bs=4k --ioengine=io_uring --iodepth=128 --size=25% --time_based --ramp_time=2 --runtime=10 --norandommap --randrepeat=0 --lat_percentiles=1".into()),
         },
         devices: vec![
-            device("nvme0n1", 812_345.6, 412.0, Some((3.3, 100.8))),
-            device("nvme1n1", 401_000.0, 980.5, Some((3.3, 49.8))),
+            device("nvme0n1", 812_345.6, 412.0, Some((3.591, 92.7))),
+            device("nvme1n1", 401_000.0, 980.5, Some((3.591, 45.7))),
         ],
-        total: Some(device("total", 1_213_345.6, 900.0, Some((6.6, 75.3)))),
+        total: Some(device("total", 1_213_345.6, 900.0, Some((7.182, 69.2)))),
         curves: vec![],
         interrupted: false,
         findings: vec![],
