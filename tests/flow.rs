@@ -339,6 +339,9 @@ fn r740xd_to_one_socket_crosses_upi() {
     assert!(close(f.read.max_flow_gbs, 48.8, 1e-4));
     let note = report.findings.iter().find(|x| x.code == "LP0203").unwrap();
     assert_eq!(note.severity, laneplan::finding::Severity::Note);
-    assert!(note.message.starts_with("8 devices on CPU2 send their traffic to CPU1's memory"));
+    assert!(
+        note.message
+            .starts_with("8 devices on CPU2 send their traffic to CPU1's memory")
+    );
     assert_eq!(Dir::Read.name(), "read");
 }

@@ -296,7 +296,9 @@ fn flow_options_are_validated() {
         ])
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("no socket CPU3 in this topology (sockets: CPU1)"));
+        .stderr(predicate::str::contains(
+            "no socket CPU3 in this topology (sockets: CPU1)",
+        ));
     laneplan()
         .args([
             "flow",

@@ -132,7 +132,9 @@ fn platform_toml(g: &Gen) -> String {
         );
     }
     if g.mini_perc {
-        p.push_str("[[slot_kind]]\nid = \"mini-perc\"\nlabel = \"PERC mini\"\nsource = \"generated\"\n\n");
+        p.push_str(
+            "[[slot_kind]]\nid = \"mini-perc\"\nlabel = \"PERC mini\"\nsource = \"generated\"\n\n",
+        );
         p.push_str("[[slot]]\nid = \"mini-perc\"\nlabel = \"Mini\"\nkind = \"mini-perc\"\nroot_complex = \"rc0\"\nelectrical = 8\nmechanical = 8\n\n");
     }
     if g.card_rule && !g.slots.is_empty() {

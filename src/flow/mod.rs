@@ -81,7 +81,9 @@ impl FromStr for Memory {
             return Ok(Memory::Local);
         }
         if s.is_empty() {
-            return Err("expected `local` or a socket as the platform names it (CPU1, CPU2)".into());
+            return Err(
+                "expected `local` or a socket as the platform names it (CPU1, CPU2)".into(),
+            );
         }
         Ok(Memory::Socket(s.to_string()))
     }
