@@ -24,6 +24,15 @@ const COMMANDS: &[&[&str]] = &[
     &["flow", BUILD],
     &["flow", "examples/r7415-24nvme-switched.toml"],
     &["platforms"],
+    &["probe", "--mapped", "--dry-run", "--sysfs-root", CAPTURE],
+    &["place", "r740xd", "--part", "micron-9300-pro-3.84tb=12"],
+    &[
+        "audit",
+        "--lspci",
+        "tests/fixtures/shared/lspci-r740xd/dell-r740xd-ubuntu2004-62F4A9812E0F.lspci-vvnn.txt",
+        "--against",
+        BUILD,
+    ],
 ];
 
 /// stdout of `laneplan ARGS` in a UTF-8 locale, piped, with `env` set on top.
@@ -180,4 +189,64 @@ fn snapshots_at_80_and_120_columns() {
             insta::assert_snapshot!(format!("{name}-{w}"), text);
         }
     }
+}
+
+/// A probe's result table keeps the figures that matter at 80 columns and names what it
+/// left out; the findings wrap. The one line allowed past the width is the equivalent fio
+/// command, which a person copies whole.
+#[test]
+fn probe_results_fit_80_columns() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("t.img");
+    let text = run(
+        &[
+            "probe",
+            target.to_str().unwrap(),
+            "--size",
+            "16M",
+            "--profile",
+            "4k-randread",
+            "--runtime",
+            "1",
+            "--ramp",
+            "0",
+            "-q",
+        ],
+        &[("COLUMNS", "80")],
+    );
+    let long: Vec<String> = too_long(&text, 80)
+        .into_iter()
+        .filter(|l| !l.contains("same workload in fio: fio "))
+        .collect();
+    assert!(long.is_empty(), "{long:#?}\n{text}");
+    assert!(
+        text.contains("│ device ┆")
+            && text.contains("┆ p99 µs ┆ p99.9 µs ┆ CPU µs/IO ┆ ceiling ┆ expected │"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "(not shown at this width: mean µs, p50 µs, max µs; --wide or --json shows them)"
+        ),
+        "{text}"
+    );
+    let wide = run(
+        &[
+            "probe",
+            target.to_str().unwrap(),
+            "--profile",
+            "4k-randread",
+            "--runtime",
+            "1",
+            "--ramp",
+            "0",
+            "-q",
+            "--wide",
+        ],
+        &[("COLUMNS", "80")],
+    );
+    assert!(
+        wide.contains("p50 µs") && !wide.contains("not shown"),
+        "{wide}"
+    );
 }

@@ -4,7 +4,7 @@
 use laneplan::finding::{Finding, has_errors};
 use laneplan::probe::engine::Bound;
 use laneplan::probe::parse;
-use laneplan::probe::results::{render_curve_table, render_table};
+use laneplan::probe::results::{render_curve_table_in, render_table_in};
 use laneplan::probe::safety::{Reason, Refusal, SafetyChecker};
 use laneplan::probe::target::ProbeTarget;
 use laneplan::probe::workload::{Overrides, PROFILES, Trace, Workload};
@@ -175,9 +175,13 @@ fn print_findings(findings: &[Finding]) {
         } else {
             format!(" ({at})")
         };
-        eprintln!("{}[{}]: {}{at}", f.severity, f.code, f.message);
+        let term = super::term();
+        eprint!(
+            "{}",
+            term.wrap(&format!("{}[{}]: {}{at}\n", f.severity, f.code, f.message))
+        );
         if let Some(h) = &f.help {
-            eprintln!("  help: {h}");
+            eprint!("{}", term.wrap(&format!("  help: {h}\n")));
         }
     }
 }
@@ -213,7 +217,10 @@ fn mapped_targets(
             let v = serde_json::json!({"schema_version": 1, "mapped": mapped});
             println!("{}", serde_json::to_string_pretty(&v).into_diagnostic()?);
         } else {
-            print!("{}", laneplan::probe::mapped::render(&mapped));
+            print!(
+                "{}",
+                laneplan::probe::mapped::render_in(&mapped, &super::term())
+            );
         }
         return Ok(None);
     }
@@ -389,7 +396,7 @@ pub fn run(a: ProbeArgs, catalog: &super::plan::CatalogArgs) -> miette::Result<E
         );
     } else {
         let w = &report.workload;
-        println!(
+        let headline = format!(
             "{}: bs {} {:?} read {} % qd {} x {} job(s), engine {}{}",
             w.name,
             w.bs,
@@ -403,12 +410,13 @@ pub fn run(a: ProbeArgs, catalog: &super::plan::CatalogArgs) -> miette::Result<E
                 .map(|s| format!(" ({s})"))
                 .unwrap_or_default()
         );
+        println!("{}", super::term().wrap(&headline));
         if let Some(fio) = &w.fio {
             println!("same workload in fio: {fio}");
         }
-        println!("{}", render_table(&report));
+        println!("{}", render_table_in(&report, &super::term()));
         for c in &report.curves {
-            println!("{}", render_curve_table(c));
+            println!("{}", render_curve_table_in(c, &super::term()));
         }
         print_findings(&report.findings);
     }

@@ -10,6 +10,7 @@ use crate::against::{Diff, DiffStatus, part_by_ids};
 use crate::host::audit::Audit;
 use crate::pcie::{LinkRate, Model};
 use crate::platform::Catalog;
+use crate::render::term::Term;
 use serde::Serialize;
 use std::path::Path;
 
@@ -187,15 +188,19 @@ fn round3(v: f64) -> f64 {
 }
 
 /// The mapped targets as a table (`probe --mapped --dry-run`); a line saying so, not an
-/// empty table, when the host has no NVMe namespace.
+/// empty table, when the host has no NVMe namespace. No width limit: see [`render_in`].
 pub fn render(mapped: &[Mapped]) -> String {
+    render_in(mapped, &Term::WIDE)
+}
+
+/// [`render`] fitted to `term`: a narrow terminal loses the model, the BDF, the write
+/// ceiling and the expected figures first (named in a note; `--json` has them all), and the
+/// cells left wrap.
+pub fn render_in(mapped: &[Mapped], term: &Term) -> String {
     if mapped.is_empty() {
         return "no NVMe namespaces found\n".into();
     }
-    use comfy_table::{Table, presets::UTF8_FULL_CONDENSED};
-    let mut table = Table::new();
-    table.load_style(UTF8_FULL_CONDENSED);
-    table.set_header(vec![
+    let header = [
         "target",
         "model",
         "BDF",
@@ -204,25 +209,34 @@ pub fn render(mapped: &[Mapped]) -> String {
         "write ceiling",
         "expected r/w",
         "probe",
-    ]);
+    ];
     let gbs = |v: Option<f64>| v.map(|v| format!("{v:.2} GB/s")).unwrap_or("-".into());
-    for m in mapped {
-        table.add_row(vec![
-            m.target.path.display().to_string(),
-            m.model.clone().unwrap_or_default(),
-            m.bdf.clone().unwrap_or_default(),
-            m.target.location.clone().unwrap_or_default(),
-            gbs(m.target.ceiling_read_gbs),
-            gbs(m.target.ceiling_write_gbs),
-            match (m.target.expected_read_gbs, m.target.expected_write_gbs) {
-                (Some(r), Some(w)) => format!("{r:.2} / {w:.2} GB/s"),
-                _ => "-".into(),
-            },
-            m.refused
-                .as_ref()
-                .map(|r| format!("refused: {r}"))
-                .unwrap_or_else(|| "yes".into()),
-        ]);
+    let rows: Vec<Vec<String>> = mapped
+        .iter()
+        .map(|m| {
+            vec![
+                m.target.path.display().to_string(),
+                m.model.clone().unwrap_or_default(),
+                m.bdf.clone().unwrap_or_default(),
+                m.target.location.clone().unwrap_or_default(),
+                gbs(m.target.ceiling_read_gbs),
+                gbs(m.target.ceiling_write_gbs),
+                match (m.target.expected_read_gbs, m.target.expected_write_gbs) {
+                    (Some(r), Some(w)) => format!("{r:.2} / {w:.2} GB/s"),
+                    _ => "-".into(),
+                },
+                m.refused
+                    .as_ref()
+                    .map(|r| format!("refused: {r}"))
+                    .unwrap_or_else(|| "yes".into()),
+            ]
+        })
+        .collect();
+    let keep = term.keep_columns(&header, &rows, &[1, 2, 5, 6]);
+    let mut table = term.table();
+    table.set_header(keep.iter().map(|&i| header[i]));
+    for r in &rows {
+        table.add_row(keep.iter().map(|&i| r[i].clone()));
     }
-    format!("{table}\n")
+    format!("{table}\n{}", term.left_out_note(&header, &keep))
 }

@@ -3,7 +3,8 @@
 
 use super::engine::{EngineKind, JobStats};
 use crate::finding::Finding;
-use comfy_table::{CellAlignment, Table, presets};
+use crate::render::term::Term;
+use comfy_table::CellAlignment;
 use hdrhistogram::Histogram;
 use serde::Serialize;
 
@@ -310,13 +311,15 @@ fn fmt_iops(x: f64) -> String {
     }
 }
 
-/// The human table: one row per device (and the total), fixed layout for snapshots.
+/// The human table: one row per device (and the total), no width limit (snapshots).
 pub fn render_table(report: &ProbeReport) -> String {
-    let mut t = Table::new();
-    t.load_style(presets::UTF8_FULL_CONDENSED);
-    t.force_no_tty();
-    t.set_content_arrangement(comfy_table::ContentArrangement::Disabled);
-    t.set_header(vec![
+    render_table_in(report, &Term::WIDE)
+}
+
+/// [`render_table`] fitted to `term`: a narrow terminal loses p50, max, mean, CPU and p99.9
+/// (in that order, named in a note; `--json` has them all) before any cell wraps.
+pub fn render_table_in(report: &ProbeReport, term: &Term) -> String {
+    let header = [
         "device",
         "IOPS",
         "MB/s",
@@ -328,46 +331,64 @@ pub fn render_table(report: &ProbeReport) -> String {
         "CPU µs/IO",
         "ceiling",
         "expected",
-    ]);
-    let rows = report.devices.iter().chain(report.total.iter());
-    for d in rows {
-        let lat = d.latency.unwrap_or_default();
-        let ceiling = match (d.ceiling_pct, d.ceiling_gbs) {
-            (Some(p), Some(g)) => format!("{p:.0} % of {g:.2} GB/s"),
-            _ => "-".to_string(),
-        };
-        let expected = match (d.expected_pct, d.expected_gbs) {
-            (Some(p), Some(g)) => format!("{p:.0} % of {g:.2} GB/s"),
-            _ => "-".to_string(),
-        };
-        t.add_row(vec![
-            d.label.clone(),
-            fmt_iops(d.iops),
-            fmt_num(d.mb_per_s),
-            fmt_num(lat.mean_us),
-            fmt_num(lat.p50_us),
-            fmt_num(lat.p99_us),
-            fmt_num(lat.p99_9_us),
-            fmt_num(lat.max_us),
-            d.cpu_us_per_io.map_or("-".into(), fmt_num),
-            ceiling,
-            expected,
-        ]);
+    ];
+    let pct_of = |p: Option<f64>, g: Option<f64>| match (p, g) {
+        (Some(p), Some(g)) => format!("{p:.0} % of {g:.2} GB/s"),
+        _ => "-".to_string(),
+    };
+    let rows: Vec<Vec<String>> = report
+        .devices
+        .iter()
+        .chain(report.total.iter())
+        .map(|d| {
+            let lat = d.latency.unwrap_or_default();
+            vec![
+                d.label.clone(),
+                fmt_iops(d.iops),
+                fmt_num(d.mb_per_s),
+                fmt_num(lat.mean_us),
+                fmt_num(lat.p50_us),
+                fmt_num(lat.p99_us),
+                fmt_num(lat.p99_9_us),
+                fmt_num(lat.max_us),
+                d.cpu_us_per_io.map_or("-".into(), fmt_num),
+                pct_of(d.ceiling_pct, d.ceiling_gbs),
+                pct_of(d.expected_pct, d.expected_gbs),
+            ]
+        })
+        .collect();
+    let keep = term.keep_columns(&header, &rows, &[4, 7, 3, 8, 6]);
+    let mut t = term.table();
+    t.force_no_tty();
+    t.set_header(keep.iter().map(|&i| header[i]));
+    for r in &rows {
+        t.add_row(keep.iter().map(|&i| r[i].clone()));
     }
-    for i in 1..9 {
-        if let Some(c) = t.column_mut(i) {
+    // The figures (IOPS to CPU) align right.
+    for (col, &i) in keep.iter().enumerate() {
+        if (1..9).contains(&i)
+            && let Some(c) = t.column_mut(col)
+        {
             c.set_cell_alignment(CellAlignment::Right);
         }
     }
-    t.to_string()
+    let note = term.left_out_note(&header, &keep);
+    if note.is_empty() {
+        t.to_string()
+    } else {
+        format!("{t}\n{}", note.trim_end())
+    }
 }
 
 /// The curve as a table, one per device.
 pub fn render_curve_table(curve: &Curve) -> String {
-    let mut t = Table::new();
-    t.load_style(presets::UTF8_FULL_CONDENSED);
+    render_curve_table_in(curve, &Term::WIDE)
+}
+
+/// [`render_curve_table`] in `term`'s style and width.
+pub fn render_curve_table_in(curve: &Curve, term: &Term) -> String {
+    let mut t = term.table();
     t.force_no_tty();
-    t.set_content_arrangement(comfy_table::ContentArrangement::Disabled);
     t.set_header(vec![
         "rate",
         "offered IOPS",
