@@ -1,12 +1,18 @@
 //! Plan against host: which planned bay or slot each live function fills, and the per-bay and
 //! per-slot diff (ok, empty, missing, unexpected, downtrained, wrong socket, wrong part).
 //!
-//! Matching uses the root complexes' `locator`s in the platform file (bus or address prefixes,
-//! such as `0000:17` for an R740xd IIO stack). Within one root complex:
-//! * NVMe positions (bays behind bifurcated extender cards, switches or direct cables) pair with
-//!   the live ports (root ports and switch downstream ports) that hold an NVMe device or nothing,
-//!   in address order: port k of a stack serves the k-th planned bay of that stack.
-//! * Cards (controllers, NICs, boot cards) pair with live endpoints of the same device class.
+//! Matching, per root complex (the platform file's `locator`s: bus or address prefixes such as
+//! `0000:17` for an R740xd IIO stack):
+//! * By physical slot number first: a bay group's `slot_numbers` and a slot's `slot_number`
+//!   against what the host reports (sysfs `slots/*/address`, lspci `Physical Slot:`, Slot
+//!   Capabilities). Adding a card never shifts a bay (TrueNAS and 45Drives dropped address
+//!   order for that reason).
+//! * Where the platform gives no numbers, NVMe positions pair with the live ports that hold an
+//!   NVMe device or nothing, in address order.
+//! * A card is its slot's whole subtree (its VFs, the devices behind its own switch), matched
+//!   by the slot number above it or by device class; its part by PCI ids where the catalogue
+//!   lists them.
+//! * Functions of the platform itself (CPU uncore, chipset, root ports) are never compared.
 //!
 //! SAS/SATA bays sit behind a controller and are invisible to PCIe: they are reported as such.
 
