@@ -19,21 +19,9 @@ pub fn alone(net: &Net, dir: Dir) -> Vec<Alone> {
     net.sources
         .iter()
         .map(|s| {
-            let mut best = Alone {
-                gbs: s.demand(dir).max(0.0),
-                capped_by: None,
-            };
-            for &e in &s.path {
-                if let Some(c) = net.elements[e].constraint(dir)
-                    && c < best.gbs
-                {
-                    best = Alone {
-                        gbs: c,
-                        capped_by: Some(e),
-                    };
-                }
-            }
-            best
+            lowest(s.demand(dir).max(0.0), &s.path, |e| {
+                net.elements[e].constraint(dir)
+            })
         })
         .collect()
 }
@@ -44,23 +32,31 @@ pub fn ceilings(net: &Net, dir: Dir) -> Vec<Alone> {
     net.sources
         .iter()
         .map(|s| {
-            let mut best = Alone {
-                gbs: f64::INFINITY,
-                capped_by: None,
-            };
-            for &e in &s.path {
-                if let Some(c) = net.elements[e].ceiling_constraint(dir)
-                    && c < best.gbs
-                {
-                    best = Alone {
-                        gbs: c,
-                        capped_by: Some(e),
-                    };
-                }
-            }
-            best
+            lowest(f64::INFINITY, &s.path, |e| {
+                net.elements[e].ceiling_constraint(dir)
+            })
         })
         .collect()
+}
+
+/// The smallest of `start` and each element's `limit` along `path` (nearest first): on a
+/// tie the nearer element caps it; `capped_by` is `None` when nothing is below `start`.
+fn lowest(start: f64, path: &[usize], limit: impl Fn(usize) -> Option<f64>) -> Alone {
+    let mut best = Alone {
+        gbs: start,
+        capped_by: None,
+    };
+    for &e in path {
+        if let Some(c) = limit(e)
+            && c < best.gbs
+        {
+            best = Alone {
+                gbs: c,
+                capped_by: Some(e),
+            };
+        }
+    }
+    best
 }
 
 /// Per element: the traffic that reaches it from below when every device runs alone up to
