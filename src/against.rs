@@ -24,6 +24,7 @@ use crate::pcie::LinkRate;
 use crate::plan::instantiate::Plan;
 use crate::platform::Catalog;
 use crate::platform::schema::parse_bay_list;
+use crate::render::term::Term;
 use crate::topology::{DeviceClass, Link, NodeKind, Topology};
 use petgraph::stable_graph::NodeIndex;
 use serde::Serialize;
@@ -662,12 +663,16 @@ pub fn apply(audit: &mut Audit, diff: &Diff) {
     audit.findings.extend(diff.findings.iter().cloned());
 }
 
-/// The diff as a table, one row per bay and slot.
+/// The diff as a table, one row per bay and slot, no width limit: see [`render_in`].
 pub fn render(diff: &Diff) -> String {
-    use comfy_table::{Table, presets::UTF8_FULL_CONDENSED};
-    let mut table = Table::new();
-    table.load_style(UTF8_FULL_CONDENSED);
-    table.set_header(vec![
+    render_in(diff, &Term::WIDE)
+}
+
+/// [`render`] fitted to `term`: a narrow terminal loses the BDF, the NUMA node, how each
+/// place was matched and the planned link first (named in a note; the JSON has them all),
+/// and the cells left wrap; the found link always stays (a downtrain shows there). A plan with nothing to compare says so.
+pub fn render_in(diff: &Diff, term: &Term) -> String {
+    let header = [
         "place",
         "status",
         "matched by",
@@ -677,34 +682,54 @@ pub fn render(diff: &Diff) -> String {
         "found link",
         "BDF",
         "NUMA",
-    ]);
-    for e in &diff.entries {
-        table.add_row(vec![
-            e.place.clone(),
-            e.status.name().to_string(),
-            match (e.method, e.slot_number) {
-                (MatchMethod::PhysicalSlot, Some(n)) => format!("slot {n}"),
-                (MatchMethod::PhysicalSlot, None) => "physical slot".into(),
-                (MatchMethod::AddressOrder, _) => "address order".into(),
-                (MatchMethod::DeviceClass, _) => "device class".into(),
-                (MatchMethod::None, _) => "-".into(),
-            },
-            e.expected.clone().unwrap_or_else(|| "-".into()),
-            e.expected_link.clone().unwrap_or_else(|| "-".into()),
-            e.found.clone().unwrap_or_else(|| "-".into()),
-            e.found_link.clone().unwrap_or_else(|| "-".into()),
-            e.bdf.clone().unwrap_or_else(|| "-".into()),
-            e.found_numa
-                .map(|n| n.to_string())
-                .unwrap_or_else(|| "-".into()),
-        ]);
-    }
+    ];
+    let rows: Vec<Vec<String>> = diff
+        .entries
+        .iter()
+        .map(|e| {
+            vec![
+                e.place.clone(),
+                e.status.name().to_string(),
+                match (e.method, e.slot_number) {
+                    (MatchMethod::PhysicalSlot, Some(n)) => format!("slot {n}"),
+                    (MatchMethod::PhysicalSlot, None) => "physical slot".into(),
+                    (MatchMethod::AddressOrder, _) => "address order".into(),
+                    (MatchMethod::DeviceClass, _) => "device class".into(),
+                    (MatchMethod::None, _) => "-".into(),
+                },
+                e.expected.clone().unwrap_or_else(|| "-".into()),
+                e.expected_link.clone().unwrap_or_else(|| "-".into()),
+                e.found.clone().unwrap_or_else(|| "-".into()),
+                e.found_link.clone().unwrap_or_else(|| "-".into()),
+                e.bdf.clone().unwrap_or_else(|| "-".into()),
+                e.found_numa
+                    .map(|n| n.to_string())
+                    .unwrap_or_else(|| "-".into()),
+            ]
+        })
+        .collect();
+    let table = if rows.is_empty() {
+        "(the plan has no bay, slot or card to compare with the host)".to_string()
+    } else {
+        let keep = term.keep_columns(&header, &rows, &[7, 8, 2, 4]);
+        let mut table = term.table();
+        table.set_header(keep.iter().map(|&i| header[i]));
+        for r in &rows {
+            table.add_row(keep.iter().map(|&i| r[i].clone()));
+        }
+        let note = term.left_out_note(&header, &keep);
+        format!(
+            "{table}{}{}",
+            if note.is_empty() { "" } else { "\n" },
+            note.trim_end()
+        )
+    };
     let mut out = format!(
         "Against the plan: {} ({})\n",
         diff.build.clone().unwrap_or_else(|| diff.platform.clone()),
         diff.platform
     );
-    out.push_str(&table.to_string());
+    out.push_str(&table);
     out.push('\n');
     let (found, planned) = diff.found_count();
     out.push_str(&format!("{found} of {planned} planned found\n"));

@@ -250,3 +250,48 @@ fn probe_results_fit_80_columns() {
         "{wide}"
     );
 }
+
+/// The plan-against-host table at 80 columns keeps place, status, planned, found and the
+/// found link (where a downtrain shows), names the columns it left out, and wraps each
+/// problem line; a plan with nothing to compare says so instead of drawing an empty table.
+#[test]
+fn against_table_fits_and_keeps_the_found_link() {
+    let text = run(
+        &["audit", "--sysfs-root", CAPTURE, "--against", BUILD],
+        &[("COLUMNS", "80")],
+    );
+    assert!(too_long(&text, 80).is_empty(), "{text}");
+    assert!(
+        text.contains(
+            "│ place      ┆ status      ┆ planned          ┆ found            ┆ found link  │"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("(not shown at this width: matched by, planned link, BDF, NUMA;"));
+    // Bay 17 trains x2 (of x4): the found link carries it.
+    let bay17 = text.lines().find(|l| l.starts_with("│ Bay 17 ")).unwrap();
+    assert!(
+        bay17.contains("downtrained") && bay17.contains("8.0 GT/s x2"),
+        "{bay17}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("empty.toml"),
+        "platform = \"r7415\"\nname = \"Nothing in it\"\n",
+    )
+    .unwrap();
+    let empty = run(
+        &[
+            "audit",
+            "--sysfs-root",
+            CAPTURE,
+            "--against",
+            dir.path().join("empty.toml").to_str().unwrap(),
+        ],
+        &[("COLUMNS", "80")],
+    );
+    assert!(
+        empty.contains("(the plan has no bay, slot or card to compare with the host)"),
+        "{empty}"
+    );
+}

@@ -92,7 +92,7 @@ pub fn run(args: AuditArgs, catalog: &super::plan::CatalogArgs) -> miette::Resul
         let mut s = render::text_in(&audit, args.verbose, &term);
         if let Some(d) = &diff {
             s.push('\n');
-            s.push_str(&term.fit(&laneplan::against::render(d)));
+            s.push_str(&term.wrap(&laneplan::against::render_in(d, &term)));
         }
         s
     };
