@@ -190,7 +190,23 @@ fn node_line(t: &Topology, ix: NodeIndex) -> String {
                 }
             )
         }
-        NodeKind::RootComplex { lanes, .. } => format!("{} (x{lanes})", n.label),
+        NodeKind::RootComplex {
+            lanes, numa_node, ..
+        } => {
+            // Where a socket has several NUMA nodes (one per die), each root complex names its
+            // own, as lstopo draws PCI under the NUMA node it belongs to.
+            let per_die = t
+                .socket_of(ix)
+                .and_then(|s| match &t.node(s).kind {
+                    NodeKind::Socket { numa_nodes, .. } => Some(numa_nodes.len() > 1),
+                    _ => None,
+                })
+                .unwrap_or(false);
+            match numa_node {
+                Some(nn) if per_die => format!("{} (x{lanes}, NUMA {nn})", n.label),
+                _ => format!("{} (x{lanes})", n.label),
+            }
+        }
         NodeKind::Slot {
             electrical,
             mechanical,
