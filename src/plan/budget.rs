@@ -138,8 +138,9 @@ fn consumer(plan: &Plan, port: NodeIndex) -> Consumer {
         NodeKind::RootPort { width, .. } => u16::from(width),
         _ => 0,
     };
-    // The label users know: the slot, the bay or the device below the port.
-    let mut label = t.node(port).label.clone();
+    // The label users know: the slot or the bay below the port, else the device on it (a
+    // built-in's port), else the port's own label. Taken from the nodes, never from text.
+    let mut label: Option<String> = None;
     let mut part = None;
     let mut class = None;
     let mut used = 0u16;
@@ -150,7 +151,7 @@ fn consumer(plan: &Plan, port: NodeIndex) -> Consumer {
     while let Some(ix) = stack.pop() {
         let n = t.node(ix);
         match &n.kind {
-            NodeKind::Slot { .. } | NodeKind::Bay { .. } => label = n.label.clone(),
+            NodeKind::Slot { .. } | NodeKind::Bay { .. } => label = Some(n.label.clone()),
             NodeKind::Switch { .. } if !first_link_done => {
                 part = Some(n.label.clone());
             }
@@ -181,14 +182,9 @@ fn consumer(plan: &Plan, port: NodeIndex) -> Consumer {
             }
         }
     }
-    if label.starts_with("Root port (") {
-        label = label
-            .trim_start_matches("Root port (")
-            .trim_end_matches(')')
-            .to_string();
-    } else if let Some(rest) = label.strip_prefix("Port for ") {
-        label = rest.to_string();
-    }
+    let label = label
+        .or_else(|| part.clone())
+        .unwrap_or_else(|| t.node(port).label.clone());
     let nvme_drives = t
         .depth_first_from(port)
         .into_iter()
