@@ -142,6 +142,7 @@ fn cli_audit_against_prints_the_diff_and_fills_bays() {
         .env("NO_COLOR", "1")
         .args([
             "--wide",
+            "--utf8",
             "audit",
             "--sysfs-root",
             "tests/fixtures/sysfs/r740xd-12nvme",

@@ -6,7 +6,8 @@ use predicates::prelude::*;
 fn laneplan() -> Command {
     let mut c = Command::cargo_bin("laneplan").expect("binary builds");
     // The layout as before terminal fitting; tests/term_width.rs covers 80 columns.
-    c.current_dir(env!("CARGO_MANIFEST_DIR")).arg("--wide");
+    c.current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["--wide", "--utf8"]);
     c
 }
 

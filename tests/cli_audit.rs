@@ -9,7 +9,7 @@ use predicates::prelude::*;
 fn laneplan() -> Command {
     // Unfitted output; tests/term_width.rs covers 80 columns.
     let mut c = Command::cargo_bin("laneplan").unwrap();
-    c.arg("--wide");
+    c.args(["--wide", "--utf8"]);
     c
 }
 

@@ -15,7 +15,7 @@ fn laneplan(args: &[&str]) -> (i32, String, String) {
         .unwrap()
         .current_dir(root())
         .env("NO_COLOR", "1")
-        .arg("--wide")
+        .args(["--wide", "--utf8"])
         .args(args)
         .output()
         .unwrap();

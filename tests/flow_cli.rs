@@ -31,7 +31,7 @@ fn example(name: &str) -> PathBuf {
 fn laneplan() -> Command {
     // Unfitted output; tests/term_width.rs covers 80 columns.
     let mut c = Command::cargo_bin("laneplan").unwrap();
-    c.arg("--wide");
+    c.args(["--wide", "--utf8"]);
     c
 }
 

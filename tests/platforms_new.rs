@@ -16,7 +16,7 @@ fn run(args: &[&str]) -> (i32, String, String) {
     let o = Command::cargo_bin("laneplan")
         .unwrap()
         .current_dir(root())
-        .arg("--wide")
+        .args(["--wide", "--utf8"])
         .args(args)
         .output()
         .unwrap();

@@ -100,7 +100,7 @@ fn check_file(path: &str) {
             .env("NO_COLOR", "1")
             .env("LANG", "C.UTF-8")
             .env_remove("LC_ALL")
-            .arg("--wide")
+            .args(["--wide", "--utf8"])
             .args(&args)
             .output()
             .unwrap();

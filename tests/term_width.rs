@@ -73,6 +73,16 @@ fn every_line_fits_40_80_and_120_columns() {
             assert!(text.lines().count() > 3, "{args:?}: {text}");
             let long = too_long(&text, w);
             assert!(long.is_empty(), "{args:?} at {w}: {long:#?}");
+            // Piped, the text is ASCII, so a byte-counting awk (mawk) agrees:
+            // `COLUMNS=80 laneplan check B | awk '{ if (length > 80) n++ } END { print n+0 }'`
+            // prints 0.
+            assert!(text.is_ascii(), "{args:?} at {w}");
+            // On a terminal (--utf8 here) box drawing fits by characters.
+            let mut utf8 = vec!["--utf8"];
+            utf8.extend_from_slice(args);
+            let boxed = run(&utf8, &[("COLUMNS", &w.to_string())]);
+            let long = too_long(&boxed, w);
+            assert!(long.is_empty(), "{args:?} --utf8 at {w}: {long:#?}");
         }
     }
 }
@@ -99,12 +109,16 @@ fn ascii_when_asked_or_when_the_locale_is_not_utf8() {
         &["parts"],
         &["flow", BUILD],
     ] {
-        // The UTF-8 default draws boxes...
-        assert!(!run(args, &[]).is_ascii(), "{args:?}");
-        // ...--ascii (after the subcommand too), LANG=C and LC_ALL=C do not.
+        // --utf8 (after the subcommand too) draws boxes, even under LANG=C...
+        let mut utf8_args = args.to_vec();
+        utf8_args.push("--utf8");
+        assert!(!run(&utf8_args, &[]).is_ascii(), "{args:?}");
+        assert!(!run(&utf8_args, &[("LANG", "C")]).is_ascii(), "{args:?}");
+        // ...piped output (a pipe is no terminal), --ascii, LANG=C and LC_ALL=C do not.
         let mut ascii_args = args.to_vec();
         ascii_args.push("--ascii");
         for (how, text) in [
+            ("piped", run(args, &[])),
             ("--ascii", run(&ascii_args, &[])),
             ("LANG=C", run(args, &[("LANG", "C")])),
             ("LC_ALL=C", run(args, &[("LC_ALL", "C")])),
@@ -115,12 +129,18 @@ fn ascii_when_asked_or_when_the_locale_is_not_utf8() {
             assert!(too_long(&text, 80).is_empty(), "{args:?} {how}");
         }
     }
-    // A UTF-8 LC_ALL wins over a C LANG.
-    let t = run(
-        &["show", "r740xd"],
-        &[("LANG", "C"), ("LC_ALL", "en_US.UTF-8")],
-    );
-    assert!(t.contains("├─"), "{t}");
+    // --ascii and --utf8 together are a usage error.
+    let mut c = Command::cargo_bin("laneplan").unwrap();
+    c.args(["show", "r740xd", "--ascii", "--utf8"])
+        .assert()
+        .code(2);
+    // On a terminal, a UTF-8 LC_ALL wins over a C LANG: `locale_is_utf8` and
+    // `choose_ascii` have unit tests (a test has no terminal to print to).
+    assert!(laneplan::render::term::locale_is_utf8(
+        Some("en_US.UTF-8"),
+        None,
+        Some("C")
+    ));
 }
 
 #[test]
@@ -165,7 +185,12 @@ fn strip_ansi(s: &str) -> String {
 fn truncated_values_stay_whole_in_json() {
     // The tree cuts the extender card's link at 80 columns; --json has it in full.
     let text = run(&["show", "r740xd", "-o", "front=12nvme-12sas"], &[]);
-    assert!(text.contains('…'), "{text}");
+    assert!(text.contains("..."), "{text}");
+    let boxed = run(
+        &["show", "r740xd", "-o", "front=12nvme-12sas", "--utf8"],
+        &[],
+    );
+    assert!(boxed.contains('…'), "{boxed}");
     let json = run(
         &["show", "r740xd", "-o", "front=12nvme-12sas", "--json"],
         &[("COLUMNS", "40")],
@@ -185,7 +210,9 @@ fn snapshots_at_80_and_120_columns() {
     ];
     for (name, args) in cases {
         for w in [80, 120] {
-            let text = run(args, &[("COLUMNS", &w.to_string())]);
+            let mut utf8 = vec!["--utf8"];
+            utf8.extend_from_slice(args);
+            let text = run(&utf8, &[("COLUMNS", &w.to_string())]);
             insta::assert_snapshot!(format!("{name}-{w}"), text);
         }
     }
@@ -200,6 +227,7 @@ fn probe_results_fit_80_columns() {
     let target = dir.path().join("t.img");
     let text = run(
         &[
+            "--utf8",
             "probe",
             target.to_str().unwrap(),
             "--size",
@@ -232,6 +260,7 @@ fn probe_results_fit_80_columns() {
     );
     let wide = run(
         &[
+            "--utf8",
             "probe",
             target.to_str().unwrap(),
             "--profile",
@@ -257,7 +286,14 @@ fn probe_results_fit_80_columns() {
 #[test]
 fn against_table_fits_and_keeps_the_found_link() {
     let text = run(
-        &["audit", "--sysfs-root", CAPTURE, "--against", BUILD],
+        &[
+            "--utf8",
+            "audit",
+            "--sysfs-root",
+            CAPTURE,
+            "--against",
+            BUILD,
+        ],
         &[("COLUMNS", "80")],
     );
     assert!(too_long(&text, 80).is_empty(), "{text}");

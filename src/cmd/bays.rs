@@ -123,10 +123,11 @@ pub fn bays(args: &BaysArgs, cat: &CatalogArgs) -> Result<ExitCode> {
         println!("{v}");
     } else if !svg_to_stdout {
         let term = super::term();
-        // The global --ascii (or a non-UTF-8 locale) means no colour either.
+        // Colour is painted always and kept or stripped by `--color` (below); the character
+        // set is independent of it.
         let opts = bays_text::TextOptions {
             ascii: term.ascii,
-            color: !term.ascii,
+            color: true,
             width: term
                 .width
                 .unwrap_or(bays_text::TextOptions::default().width),

@@ -19,9 +19,13 @@ pub struct TermArgs {
     /// No width limit (default: the terminal's width, `COLUMNS`, or 80 when piped).
     #[arg(long, global = true)]
     pub wide: bool,
-    /// Plain ASCII: no box-drawing characters (automatic when the locale is not UTF-8).
+    /// Plain ASCII: no box-drawing characters (automatic when the locale is not UTF-8 or
+    /// stdout is not a terminal, as pstree does).
     #[arg(long, global = true)]
     pub ascii: bool,
+    /// Box-drawing characters even when piped or in a non-UTF-8 locale.
+    #[arg(long, global = true, conflicts_with = "ascii")]
+    pub utf8: bool,
     /// Colour: auto (a terminal without NO_COLOR), always or never.
     #[arg(long, global = true, value_name = "WHEN", default_value = "auto", value_parser = parse_color)]
     pub color: Color,
@@ -40,7 +44,7 @@ static TERM: OnceLock<Term> = OnceLock::new();
 
 /// Detects the terminal once, from the global flags and the environment.
 pub fn set_term(a: &TermArgs) {
-    let _ = TERM.set(Term::detect(a.wide, a.ascii, a.color));
+    let _ = TERM.set(Term::detect(a.wide, a.ascii, a.utf8, a.color));
 }
 
 /// The terminal the text output is fitted to.

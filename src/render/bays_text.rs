@@ -178,7 +178,8 @@ const MIN_CELL: usize = 3;
 pub fn panel(layout: &BayLayout, p: &Panel, opts: &TextOptions) -> String {
     let g = if opts.ascii { &ASCII } else { &UNICODE };
     let painter = Painter {
-        color: opts.color && !opts.ascii,
+        // Colour is independent of the character set: piped ASCII with --color always keeps it.
+        color: opts.color,
     };
     // A row wider than the terminal even at the narrowest cell is drawn as several
     // shorter rows of equal length, left to right.
@@ -296,7 +297,8 @@ fn panel_title(layout: &BayLayout, p: &Panel) -> String {
 /// The whole layout: title, panels, legend, lane groups, bay table, rear slots, findings.
 pub fn render(layout: &BayLayout, opts: &TextOptions) -> String {
     let painter = Painter {
-        color: opts.color && !opts.ascii,
+        // Colour is independent of the character set: piped ASCII with --color always keeps it.
+        color: opts.color,
     };
     let dash = if opts.ascii { "-" } else { "—" };
     let arrow = if opts.ascii { "->" } else { "→" };

@@ -56,16 +56,24 @@ impl Term {
     }
 
     /// The terminal of this process: reads `COLUMNS`, the locale and stdout's tty size.
-    pub fn detect(wide: bool, ascii: bool, color: Color) -> Term {
+    /// Box-drawing characters need a UTF-8 locale and a terminal on stdout (piped text goes
+    /// to files, `grep` and byte-counting `awk`, so it is ASCII, as pstree does), unless
+    /// `utf8` asks for them; `ascii` always wins.
+    pub fn detect(wide: bool, ascii: bool, utf8: bool, color: Color) -> Term {
         let env = |k: &str| std::env::var(k).ok();
+        let tty = tty_width();
         Term {
-            width: width_from(wide, env("COLUMNS").as_deref(), tty_width()),
-            ascii: ascii
-                || !locale_is_utf8(
+            width: width_from(wide, env("COLUMNS").as_deref(), tty),
+            ascii: choose_ascii(
+                ascii,
+                utf8,
+                locale_is_utf8(
                     env("LC_ALL").as_deref(),
                     env("LC_CTYPE").as_deref(),
                     env("LANG").as_deref(),
                 ),
+                std::io::IsTerminal::is_terminal(&std::io::stdout()),
+            ),
             color,
         }
     }
@@ -258,6 +266,12 @@ pub fn width_from(wide: bool, columns: Option<&str>, tty: Option<usize>) -> Opti
 
 /// Whether the locale's character set is UTF-8: the first of LC_ALL, LC_CTYPE, LANG that
 /// is set and not empty decides; none set means the "C" locale, which is ASCII.
+/// Whether text is plain ASCII: asked for (`--ascii`), else unless asked for box drawing
+/// (`--utf8`), whenever the locale is not UTF-8 or stdout is no terminal.
+pub fn choose_ascii(ascii: bool, utf8: bool, locale_utf8: bool, tty: bool) -> bool {
+    ascii || (!utf8 && !(locale_utf8 && tty))
+}
+
 pub fn locale_is_utf8(lc_all: Option<&str>, lc_ctype: Option<&str>, lang: Option<&str>) -> bool {
     let Some(l) = [lc_all, lc_ctype, lang]
         .into_iter()
@@ -308,6 +322,17 @@ pub fn to_ascii(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn box_drawing_only_on_a_utf8_terminal_or_when_asked() {
+        // (ascii, utf8, locale UTF-8, tty) -> plain ASCII?
+        assert!(!choose_ascii(false, false, true, true));
+        assert!(choose_ascii(false, false, true, false));
+        assert!(choose_ascii(false, false, false, true));
+        assert!(!choose_ascii(false, true, true, false));
+        assert!(!choose_ascii(false, true, false, false));
+        assert!(choose_ascii(true, false, true, true));
+    }
 
     #[test]
     fn width_precedence() {
