@@ -269,7 +269,8 @@ pub fn width_from(wide: bool, columns: Option<&str>, tty: Option<usize>) -> Opti
 /// Whether text is plain ASCII: asked for (`--ascii`), else unless asked for box drawing
 /// (`--utf8`), whenever the locale is not UTF-8 or stdout is no terminal.
 pub fn choose_ascii(ascii: bool, utf8: bool, locale_utf8: bool, tty: bool) -> bool {
-    ascii || (!utf8 && !(locale_utf8 && tty))
+    let boxes = utf8 || (locale_utf8 && tty);
+    ascii || !boxes
 }
 
 pub fn locale_is_utf8(lc_all: Option<&str>, lc_ctype: Option<&str>, lang: Option<&str>) -> bool {
