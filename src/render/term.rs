@@ -264,8 +264,6 @@ pub fn width_from(wide: bool, columns: Option<&str>, tty: Option<usize>) -> Opti
     Some(cols.or(tty).unwrap_or(PIPE_WIDTH).max(MIN_WIDTH))
 }
 
-/// Whether the locale's character set is UTF-8: the first of LC_ALL, LC_CTYPE, LANG that
-/// is set and not empty decides; none set means the "C" locale, which is ASCII.
 /// Whether text is plain ASCII: asked for (`--ascii`), else unless asked for box drawing
 /// (`--utf8`), whenever the locale is not UTF-8 or stdout is no terminal.
 pub fn choose_ascii(ascii: bool, utf8: bool, locale_utf8: bool, tty: bool) -> bool {
@@ -273,6 +271,8 @@ pub fn choose_ascii(ascii: bool, utf8: bool, locale_utf8: bool, tty: bool) -> bo
     ascii || !boxes
 }
 
+/// Whether the locale's character set is UTF-8: the first of LC_ALL, LC_CTYPE, LANG that
+/// is set and not empty decides; none set means the "C" locale, which is ASCII.
 pub fn locale_is_utf8(lc_all: Option<&str>, lc_ctype: Option<&str>, lang: Option<&str>) -> bool {
     let Some(l) = [lc_all, lc_ctype, lang]
         .into_iter()
