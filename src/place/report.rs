@@ -60,7 +60,7 @@ fn why(c: &Candidate) -> String {
             .map(|(l, r)| format!("; the most loaded shared element is {l} at {r:.2}:1"))
             .unwrap_or_default();
         format!(
-            "{}: every drive reaches its own ceiling ({:.2} of {:.2} GB/s offered): no shared element binds{ml}",
+            "{}: every drive reaches its expected figure, its spec or its own link if lower ({:.2} of {:.2} GB/s offered): no shared element binds{ml}",
             b.direction, b.ceiling_gbs, b.demand_gbs
         )
     } else {
