@@ -225,13 +225,12 @@ fn snapshots_at_80_and_120_columns() {
 fn probe_results_fit_80_columns() {
     let dir = tempfile::tempdir().unwrap();
     let target = dir.path().join("t.img");
-    let text = run(
-        &[
+    let target = target.to_str().unwrap();
+    let probe = |extra: &[&str]| {
+        let mut args = vec![
             "--utf8",
             "probe",
-            target.to_str().unwrap(),
-            "--size",
-            "16M",
+            target,
             "--profile",
             "4k-randread",
             "--runtime",
@@ -239,9 +238,11 @@ fn probe_results_fit_80_columns() {
             "--ramp",
             "0",
             "-q",
-        ],
-        &[("COLUMNS", "80")],
-    );
+        ];
+        args.extend_from_slice(extra);
+        run(&args, &[("COLUMNS", "80")])
+    };
+    let text = probe(&["--size", "16M"]);
     let long: Vec<String> = too_long(&text, 80)
         .into_iter()
         .filter(|l| !l.contains("same workload in fio: fio "))
@@ -258,22 +259,7 @@ fn probe_results_fit_80_columns() {
         ),
         "{text}"
     );
-    let wide = run(
-        &[
-            "--utf8",
-            "probe",
-            target.to_str().unwrap(),
-            "--profile",
-            "4k-randread",
-            "--runtime",
-            "1",
-            "--ramp",
-            "0",
-            "-q",
-            "--wide",
-        ],
-        &[("COLUMNS", "80")],
-    );
+    let wide = probe(&["--wide"]);
     assert!(
         wide.contains("p50 µs") && !wide.contains("not shown"),
         "{wide}"
