@@ -22,8 +22,10 @@ pub fn best(
             continue;
         };
         let bays: Vec<u16> = space.groups.iter().flat_map(|g| g.bays.clone()).collect();
+        // The cards the option ships with, as `place` adds them.
+        let (with_cards, _) = super::with_option_cards(&prob, &space);
         let mut slot_sets: Vec<Vec<SlotPick>> = vec![Vec::new()];
-        for (p, n) in &prob.cards {
+        for (p, n) in &with_cards.cards {
             let mut next = Vec::new();
             for base in &slot_sets {
                 let free: Vec<usize> = (0..space.slots.len())

@@ -329,6 +329,9 @@ pub struct Outcome {
     pub vendor: Option<Vendor>,
     /// Constraints that fail, when nothing fits.
     pub infeasible: Vec<Constraint>,
+    /// Cards the best placement's options ship with that the parts list lacked (part id,
+    /// count), added as a vendor's configurator adds them.
+    pub implied_cards: Vec<(String, usize)>,
     /// Cards in the same slot in every scored candidate (forced by the rules and options,
     /// as far as the candidates the bound left go).
     pub common_slots: Vec<SlotPick>,
@@ -380,6 +383,7 @@ pub fn differences(best: &Score, other: &Score) -> Vec<Difference> {
 // ------------------------------------------------------------------ the problem
 
 /// A request resolved against the catalogue.
+#[derive(Clone)]
 pub(crate) struct Problem<'a> {
     pub catalog: &'a Catalog,
     pub platform: PlatformSpec,
@@ -500,6 +504,85 @@ pub(crate) fn resolve<'a>(
         objective: req.objective,
         keep_free: req.keep_free.clone(),
     })
+}
+
+/// One option set's space, its problem with the option's cards added, and those cards.
+type OptionSet<'a> = (Space, Problem<'a>, Vec<(String, usize)>);
+
+/// The problem for one option set: the request's cards plus those the option ships with and
+/// the request lacks. A bay group of the option that reaches the host through its own card
+/// (`via = "card"` with `card = ...`: an R740xd NVMe extender card for bays 12-15) needs one
+/// when drives go there, as `check` requires (LP0114): as many groups as the drives that fit
+/// them need after the bays elsewhere, largest first, less the request's cards of the same
+/// class. A vendor's configurator adds them with the option, and so does `place`, naming them
+/// in the outcome (`implied_cards`). A controller (`via = "controller"`)
+/// is never added: HBA or RAID, and which one, is the buyer's choice.
+pub(crate) fn with_option_cards<'a>(
+    prob: &Problem<'a>,
+    space: &Space,
+) -> (Problem<'a>, Vec<(String, usize)>) {
+    // The groups behind a card of the option's own, largest first (fewest cards for the
+    // drives), and the drives that fit them.
+    let mut card_groups: Vec<&GroupSpec> = space
+        .groups
+        .iter()
+        .filter(|g| g.via == Via::Card && g.card.is_some())
+        .collect();
+    card_groups.sort_by_key(|g| std::cmp::Reverse(g.bays.len()));
+    let fits_card_group = |d: &PartSpec| card_groups.iter().any(|g| drive_fits(d, g));
+    let drives: usize = prob
+        .drives
+        .iter()
+        .filter(|(d, _)| fits_card_group(d))
+        .map(|(_, n)| *n)
+        .sum();
+    // Bays elsewhere that take those drives (a controller's, a switch's) come first.
+    let elsewhere: usize = space
+        .groups
+        .iter()
+        .filter(|g| !(g.via == Via::Card && g.card.is_some()))
+        .filter(|g| {
+            prob.drives
+                .iter()
+                .any(|(d, _)| fits_card_group(d) && drive_fits(d, g))
+        })
+        .map(|g| g.bays.len())
+        .sum();
+    let mut left = drives.saturating_sub(elsewhere);
+    let mut need: BTreeMap<&str, usize> = BTreeMap::new();
+    for g in card_groups {
+        if left == 0 {
+            break;
+        }
+        left = left.saturating_sub(g.bays.len());
+        if let Some(c) = &g.card {
+            *need.entry(c.as_str()).or_default() += 1;
+        }
+    }
+    let mut p = prob.clone();
+    let mut implied = Vec::new();
+    for (id, n) in need {
+        let Some(spec) = eval::part_spec(prob.catalog, id) else {
+            continue;
+        };
+        // Any requested card of the same class serves a group (a PLX extender where the
+        // option ships a bridge one).
+        let have: usize = p
+            .cards
+            .iter()
+            .filter(|(c, _)| c.class == spec.class)
+            .map(|(_, k)| *k)
+            .sum();
+        if have >= n {
+            continue;
+        }
+        match p.cards.iter_mut().find(|(c, _)| c.id == id) {
+            Some(c) => c.1 += n - have,
+            None => p.cards.push((spec, n - have)),
+        }
+        implied.push((id.to_string(), n - have));
+    }
+    (p, implied)
 }
 
 /// Why a card cannot go in a slot (necessary conditions `check` enforces), or `None`.
@@ -1272,6 +1355,16 @@ impl<'p, 'a> Search<'p, 'a> {
 /// constraints that fail.
 pub fn place(catalog: &Catalog, req: &Request) -> Result<Outcome, RequestError> {
     let prob = resolve(catalog, req)?;
+    // Each option set with the cards it ships with added (see `with_option_cards`).
+    let per_set: Vec<OptionSet> = prob
+        .option_sets
+        .iter()
+        .filter_map(|opts| eval::space(catalog, &prob.platform, opts))
+        .map(|space| {
+            let (p, implied) = with_option_cards(&prob, &space);
+            (space, p, implied)
+        })
+        .collect();
     let mut s = Search {
         prob: &prob,
         top: req.top.max(2),
@@ -1281,12 +1374,10 @@ pub fn place(catalog: &Catalog, req: &Request) -> Result<Outcome, RequestError> 
         common: None,
         full_ub: f64::INFINITY,
     };
-    for opts in &prob.option_sets {
-        s.stats.option_sets += 1;
-        let Some(space) = eval::space(catalog, &prob.platform, opts) else {
-            continue;
-        };
-        s.run_space(&space);
+    s.stats.option_sets = prob.option_sets.len();
+    for (space, p, _) in &per_set {
+        s.prob = p;
+        s.run_space(space);
     }
     let mut ranked = std::mem::take(&mut s.ranked);
     let runner_up_gives_up = match (ranked.first(), ranked.get(1)) {
@@ -1295,6 +1386,15 @@ pub fn place(catalog: &Catalog, req: &Request) -> Result<Outcome, RequestError> 
     };
     ranked.truncate(req.top.max(1));
     let vendor = vendor(&prob, ranked.first());
+    let implied_cards = ranked
+        .first()
+        .and_then(|b| {
+            per_set
+                .iter()
+                .find(|(space, _, _)| space.options == b.placement.options)
+        })
+        .map(|(_, _, implied)| implied.clone())
+        .unwrap_or_default();
     let infeasible = if ranked.is_empty() {
         s.failures.clone()
     } else {
@@ -1310,6 +1410,7 @@ pub fn place(catalog: &Catalog, req: &Request) -> Result<Outcome, RequestError> 
         runner_up_gives_up,
         vendor,
         infeasible,
+        implied_cards,
         common_slots: s.common.unwrap_or_default(),
     })
 }
@@ -1321,6 +1422,8 @@ fn vendor(prob: &Problem, best: Option<&Candidate>) -> Option<Vendor> {
     let mut first_try: Option<Vendor> = None;
     for opts in &prob.option_sets {
         let space = eval::space(prob.catalog, &prob.platform, opts)?;
+        let (with_cards, _) = with_option_cards(prob, &space);
+        let prob = &with_cards;
         let pl = match greedy(prob, &space) {
             Ok(pl) => pl,
             Err(why) => {

@@ -131,6 +131,25 @@ pub fn text(o: &Outcome) -> String {
     let _ = writeln!(out, "\nBest placement (proven optimal):");
     placement_lines(&mut out, &best.placement, "  ");
     let _ = writeln!(out, "  score    {}", score_line(&best.score));
+    if !o.implied_cards.is_empty() {
+        let opts: Vec<String> = best
+            .placement
+            .options
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        let cards: Vec<String> = o
+            .implied_cards
+            .iter()
+            .map(|(id, n)| format!("{n} x {id}"))
+            .collect();
+        let _ = writeln!(
+            out,
+            "  added    {} (not in the parts list: {} ships with them, and check requires them)",
+            cards.join(", "),
+            opts.join(" ")
+        );
+    }
     let _ = writeln!(out, "\nWhy it wins:");
     let _ = writeln!(out, "  {}", why(best));
     if !o.common_slots.is_empty() {
@@ -226,5 +245,10 @@ pub fn json(o: &Outcome) -> Value {
         "vendor": o.vendor,
         "infeasible": o.infeasible,
         "common_slots": o.common_slots,
+        "implied_cards": o
+            .implied_cards
+            .iter()
+            .map(|(p, n)| json!({"part": p, "count": n}))
+            .collect::<Vec<Value>>(),
     })
 }
