@@ -372,6 +372,42 @@ fn q(s: &str) -> String {
     toml::Value::String(s.to_string()).to_string()
 }
 
+/// One `[[name]]` table of a learned file, after a blank line: `key = value` lines in the
+/// order set (values already TOML: `q(..)` for strings, a trailing `# ...` comment allowed),
+/// closed by the `source` every learned table carries.
+struct Table(String);
+
+impl Table {
+    /// The header, with a `# comment` line above it when given.
+    fn new(name: &str, comment: Option<&str>) -> Table {
+        let mut t = String::from("\n");
+        if let Some(c) = comment {
+            let _ = writeln!(t, "# {c}");
+        }
+        let _ = writeln!(t, "[[{name}]]");
+        Table(t)
+    }
+
+    fn set(mut self, key: &str, value: impl std::fmt::Display) -> Table {
+        let _ = writeln!(self.0, "{key} = {value}");
+        self
+    }
+
+    fn set_if(self, key: &str, value: Option<impl std::fmt::Display>) -> Table {
+        match value {
+            Some(v) => self.set(key, v),
+            None => self,
+        }
+    }
+
+    /// `confidence` as given, then `source`: the text of the table.
+    fn source(self, confidence: &str, source: &str) -> String {
+        self.set("confidence", q(confidence))
+            .set("source", q(source))
+            .0
+    }
+}
+
 fn gen_width(f: &FunctionReport) -> Option<(u8, u8)> {
     let l = f.link_max?;
     Some((l.speed?.number(), l.width)).filter(|&(_, w)| crate::pcie::valid_width(w))
@@ -442,54 +478,44 @@ fn part_for(f: &FunctionReport, catalog: &Catalog, gw: (u8, u8), source: &str) -
         None => format!("pci-{}", f.ids).replace(':', "-"),
     };
     let class = class_of(f);
-    let mut t = String::new();
-    let _ = writeln!(t, "[[part]]");
-    let _ = writeln!(t, "id = {}", q(&id));
-    let _ = writeln!(t, "name = {}", q(&f.name));
-    let _ = writeln!(t, "class = {}", q(class_name(class)));
-    if class == DeviceClass::Nvme {
-        let _ = writeln!(t, "interface = \"nvme\"");
-        let _ = writeln!(
-            t,
-            "size = \"2.5\" # inferred: a U.2 drive in a hot-plug bay; check the drive's form factor"
-        );
+    let t = Table::new("part", None)
+        .set("id", q(&id))
+        .set("name", q(&f.name))
+        .set("class", q(class_name(class)));
+    let t = if class == DeviceClass::Nvme {
+        t.set("interface", q("nvme")).set(
+            "size",
+            "\"2.5\" # inferred: a U.2 drive in a hot-plug bay; check the drive's form factor",
+        )
     } else {
-        let _ = writeln!(t, "fits = [\"pcie\"]");
-    }
-    let _ = writeln!(t, "gen = {}", gw.0);
-    let _ = writeln!(t, "width = {}", gw.1);
-    match &sub {
-        Some(s) => {
-            let _ = writeln!(
-                t,
-                "pci = [{{ id = {}, subsystem = {}, source = {} }}]",
-                q(&f.ids),
-                q(s),
-                q(source)
-            );
-        }
-        None => {
-            let _ = writeln!(
-                t,
-                "pci = [{{ id = {}, source = {} }}]",
+        t.set("fits", "[\"pcie\"]")
+    };
+    let subsystem = sub
+        .as_deref()
+        .map(|s| format!(", subsystem = {}", q(s)))
+        .unwrap_or_default();
+    let t = t
+        .set("gen", gw.0)
+        .set("width", gw.1)
+        .set(
+            "pci",
+            format!(
+                "[{{ id = {}{subsystem}, source = {} }}]",
                 q(&f.ids),
                 q(source)
-            );
-        }
-    }
-    let _ = writeln!(t, "confidence = \"measured\"");
-    let _ = writeln!(
-        t,
-        "source = {}",
-        q(&format!(
-            "{source}: {} at {}, link max {}; name from pci.ids. Card height and length, and drive capacity and speeds, are not shown by the host: add them",
-            f.ids,
-            f.bdf,
-            f.link_max
-                .map(|l| l.label())
-                .unwrap_or_else(|| "unknown".into())
-        ))
-    );
+            ),
+        )
+        .source(
+            "measured",
+            &format!(
+                "{source}: {} at {}, link max {}; name from pci.ids. Card height and length, and drive capacity and speeds, are not shown by the host: add them",
+                f.ids,
+                f.bdf,
+                f.link_max
+                    .map(|l| l.label())
+                    .unwrap_or_else(|| "unknown".into())
+            ),
+        );
     PartRef {
         id,
         mechanical: gw.1,
@@ -559,36 +585,30 @@ fn write_files(
     }
     let cpu = host.cpu.clone();
     for (i, (n, (lanes, g))) in numas.iter().enumerate() {
-        let _ = writeln!(p);
-        let _ = writeln!(
-            p,
-            "# inferred: one socket per NUMA node; a socket may hold several nodes (check `lscpu`)"
-        );
-        let _ = writeln!(p, "[[socket]]");
-        let _ = writeln!(p, "id = \"numa{n}\"");
-        let _ = writeln!(p, "label = \"NUMA node {n}\"");
-        let _ = writeln!(p, "index = {i}");
-        match &cpu {
-            Some(c) => {
-                let _ = writeln!(p, "cpu = {}", q(c));
-            }
-            None => {
-                let _ = writeln!(
-                    p,
-                    "cpu = \"unknown\" # the source does not name the CPU: check /proc/cpuinfo"
-                );
-            }
-        }
-        let _ = writeln!(p, "lanes = {}", (*lanes).max(1));
-        let _ = writeln!(p, "gen = {g}");
-        let _ = writeln!(p, "numa_nodes = [{n}]");
-        let _ = writeln!(p, "confidence = \"inferred\"");
-        let _ = writeln!(
-            p,
-            "source = {}",
-            q(&format!(
-                "read off the host: the lanes of the root ports seen on NUMA node {n}, not the CPU's total"
-            ))
+        let cpu = match &cpu {
+            Some(c) => q(c),
+            None => "\"unknown\" # the source does not name the CPU: check /proc/cpuinfo".into(),
+        };
+        p.push_str(
+            &Table::new(
+                "socket",
+                Some(
+                    "inferred: one socket per NUMA node; a socket may hold several nodes (check `lscpu`)",
+                ),
+            )
+            .set("id", q(&format!("numa{n}")))
+            .set("label", q(&format!("NUMA node {n}")))
+            .set("index", i)
+            .set("cpu", cpu)
+            .set("lanes", (*lanes).max(1))
+            .set("gen", g)
+            .set("numa_nodes", format!("[{n}]"))
+            .source(
+                "inferred",
+                &format!(
+                    "read off the host: the lanes of the root ports seen on NUMA node {n}, not the CPU's total"
+                ),
+            ),
         );
     }
     s.sockets = numas.len();
@@ -606,7 +626,6 @@ fn write_files(
         if parts_seen.insert(r.id.clone(), ()).is_none() {
             match &r.new {
                 Some(t) => {
-                    parts_text.push('\n');
                     parts_text.push_str(t);
                     s.parts_new += 1;
                 }
@@ -629,28 +648,27 @@ fn write_files(
                 locator.push(b);
             }
         }
-        let _ = writeln!(body);
-        let _ = writeln!(body, "[[root_complex]]");
-        let _ = writeln!(body, "id = {}", q(&rid));
-        let _ = writeln!(body, "label = {}", q(&format!("Root port {}", rp.bdf)));
-        let _ = writeln!(body, "socket = \"numa{}\"", rc.numa);
-        let _ = writeln!(body, "lanes = {w}");
-        let _ = writeln!(body, "gen = {g}");
-        let _ = writeln!(body, "numa_node = {}", rc.numa);
         let locs: Vec<String> = locator.iter().map(|l| q(l)).collect();
-        let _ = writeln!(body, "locator = [{}]", locs.join(", "));
-        let _ = writeln!(body, "confidence = \"measured\"");
-        let _ = writeln!(
-            body,
-            "source = {}",
-            q(&format!(
-                "read off the host: root port {} ({}), link max {}",
-                rp.bdf,
-                rp.ids,
-                rp.link_max
-                    .map(|l| l.label())
-                    .unwrap_or_else(|| "unknown (gen 3 x4 assumed)".into())
-            ))
+        body.push_str(
+            &Table::new("root_complex", None)
+                .set("id", q(&rid))
+                .set("label", q(&format!("Root port {}", rp.bdf)))
+                .set("socket", q(&format!("numa{}", rc.numa)))
+                .set("lanes", w)
+                .set("gen", g)
+                .set("numa_node", rc.numa)
+                .set("locator", format!("[{}]", locs.join(", ")))
+                .source(
+                    "measured",
+                    &format!(
+                        "read off the host: root port {} ({}), link max {}",
+                        rp.bdf,
+                        rp.ids,
+                        rp.link_max
+                            .map(|l| l.label())
+                            .unwrap_or_else(|| "unknown (gen 3 x4 assumed)".into())
+                    ),
+                ),
         );
         s.root_complexes += 1;
         match &rc.holds {
@@ -667,23 +685,22 @@ fn write_files(
                 // A switch trains no wider than the port above it.
                 let (sg, sw) = gen_width(up).unwrap_or((g, w));
                 let sw = sw.min(w);
-                let _ = writeln!(body);
-                let _ = writeln!(body, "[[switch]]");
-                let _ = writeln!(body, "id = {}", q(&sid));
-                let _ = writeln!(body, "label = {}", q(&format!("{} ({})", up.name, up.bdf)));
-                let _ = writeln!(body, "uplink = {}", q(&rid));
-                let _ = writeln!(body, "uplink_width = {sw}");
-                let _ = writeln!(body, "gen = {sg}");
-                let _ = writeln!(body, "confidence = \"measured\"");
-                let _ = writeln!(
-                    body,
-                    "source = {}",
-                    q(&format!(
-                        "read off the host: switch upstream port {} ({}) with {} downstream ports",
-                        up.bdf,
-                        up.ids,
-                        bays.len()
-                    ))
+                body.push_str(
+                    &Table::new("switch", None)
+                        .set("id", q(&sid))
+                        .set("label", q(&format!("{} ({})", up.name, up.bdf)))
+                        .set("uplink", q(&rid))
+                        .set("uplink_width", sw)
+                        .set("gen", sg)
+                        .source(
+                            "measured",
+                            &format!(
+                                "read off the host: switch upstream port {} ({}) with {} downstream ports",
+                                up.bdf,
+                                up.ids,
+                                bays.len()
+                            ),
+                        ),
                 );
                 bay_group(&mut body, bays, "switch", &sid);
                 for b in bays {
@@ -714,44 +731,47 @@ fn write_files(
                         .entry(k.clone())
                         .or_insert_with(|| slot_kind_decl(catalog, k, &p.id));
                 }
-                let _ = writeln!(body);
-                let _ = writeln!(body, "[[slot]]");
-                let _ = writeln!(body, "id = {}", q(&sid));
                 let label = match number {
                     Some(n) => format!("Slot {n}"),
                     None => format!("Slot at {}", rp.bdf),
                 };
-                let _ = writeln!(
-                    body,
-                    "label = {} # inferred: the host's slot number; check the chassis label",
-                    q(&label)
-                );
-                if let Some(k) = &kind {
-                    let _ = writeln!(
-                        body,
-                        "kind = {} # the card in it fits only this kind of slot",
-                        q(k.as_str())
-                    );
-                }
-                let _ = writeln!(body, "root_complex = {}", q(&rid));
-                let _ = writeln!(body, "electrical = {w}");
-                let _ = writeln!(
-                    body,
-                    "mechanical = {mech} # inferred: the connector may be wider; check the riser"
-                );
-                let _ = writeln!(body, "gen = {g}");
-                if let Some(n) = number {
-                    let _ = writeln!(body, "slot_number = {n}");
-                }
-                let _ = writeln!(body, "confidence = \"measured\"");
-                let _ = writeln!(
-                    body,
-                    "source = {}",
-                    q(&format!(
-                        "read off the host: root port {} reports physical slot {}; height and length not shown (check the riser)",
-                        rp.bdf,
-                        number.map(|n| n.to_string()).unwrap_or_else(|| "-".into())
-                    ))
+                body.push_str(
+                    &Table::new("slot", None)
+                        .set("id", q(&sid))
+                        .set(
+                            "label",
+                            format!(
+                                "{} # inferred: the host's slot number; check the chassis label",
+                                q(&label)
+                            ),
+                        )
+                        .set_if(
+                            "kind",
+                            kind.as_ref().map(|k| {
+                                format!(
+                                    "{} # the card in it fits only this kind of slot",
+                                    q(k.as_str())
+                                )
+                            }),
+                        )
+                        .set("root_complex", q(&rid))
+                        .set("electrical", w)
+                        .set(
+                            "mechanical",
+                            format!(
+                                "{mech} # inferred: the connector may be wider; check the riser"
+                            ),
+                        )
+                        .set("gen", g)
+                        .set_if("slot_number", *number)
+                        .source(
+                            "measured",
+                            &format!(
+                                "read off the host: root port {} reports physical slot {}; height and length not shown (check the riser)",
+                                rp.bdf,
+                                number.map(|n| n.to_string()).unwrap_or_else(|| "-".into())
+                            ),
+                        ),
                 );
                 if let Some(p) = part {
                     let _ = writeln!(
@@ -765,23 +785,13 @@ fn write_files(
             }
             Holds::Builtin(d) => {
                 let (dg, dw) = gen_width(d).unwrap_or((g, w));
-                let _ = writeln!(body);
-                let _ = writeln!(body, "[[builtin]]");
-                let _ = writeln!(body, "id = {}", q(&format!("onboard-{}", slug_bdf(&d.bdf))));
-                let _ = writeln!(body, "label = {}", q(&format!("{} ({})", d.name, d.ids)));
-                let _ = writeln!(body, "class = {}", q(class_name(class_of(d))));
-                let _ = writeln!(body, "root_complex = {}", q(&rid));
-                let _ = writeln!(body, "width = {}", dw.min(w).max(1));
-                let _ = writeln!(body, "gen = {}", dg.min(g).max(1));
-                let _ = writeln!(body, "confidence = \"inferred\"");
-                let _ = writeln!(
-                    body,
-                    "source = {}",
-                    q(&format!(
+                body.push_str(&builtin(d, &rid, dw.min(w).max(1), dg.min(g).max(1)).source(
+                    "inferred",
+                    &format!(
                         "read off the host: {} at {} on a port without a physical slot: onboard, or a slot whose number the firmware does not report (check the service manual)",
                         d.ids, d.bdf
-                    ))
-                );
+                    ),
+                ));
                 s.builtins += 1;
             }
         }
@@ -789,47 +799,29 @@ fn write_files(
     for (bus, devs) in integrated {
         let rid = format!("bus-{}", slug_bdf(bus));
         let numa = devs.iter().find_map(|f| f.numa_node).unwrap_or(0);
-        let _ = writeln!(body);
-        let _ = writeln!(body, "[[root_complex]]");
-        let _ = writeln!(body, "id = {}", q(&rid));
-        let _ = writeln!(
-            body,
-            "label = {}",
-            q(&format!("Root bus {bus} (integrated devices)"))
-        );
-        let _ = writeln!(body, "socket = \"numa{numa}\"");
-        let _ = writeln!(body, "lanes = {}", devs.len());
-        let _ = writeln!(body, "gen = 1");
-        let _ = writeln!(body, "numa_node = {numa}");
         let locs: Vec<String> = devs.iter().map(|f| q(&f.bdf)).collect();
-        let _ = writeln!(body, "locator = [{}]", locs.join(", "));
-        let _ = writeln!(body, "confidence = \"inferred\"");
-        let _ = writeln!(
-            body,
-            "source = {}",
-            q(&format!(
-                "read off the host: devices on root bus {bus} with no port above them (integrated, or a virtual machine's): no link to measure, one lane each as a placeholder"
-            ))
+        body.push_str(
+            &Table::new("root_complex", None)
+                .set("id", q(&rid))
+                .set("label", q(&format!("Root bus {bus} (integrated devices)")))
+                .set("socket", q(&format!("numa{numa}")))
+                .set("lanes", devs.len())
+                .set("gen", 1)
+                .set("numa_node", numa)
+                .set("locator", format!("[{}]", locs.join(", ")))
+                .source(
+                    "inferred",
+                    &format!(
+                        "read off the host: devices on root bus {bus} with no port above them (integrated, or a virtual machine's): no link to measure, one lane each as a placeholder"
+                    ),
+                ),
         );
         s.root_complexes += 1;
         for d in devs {
-            let _ = writeln!(body);
-            let _ = writeln!(body, "[[builtin]]");
-            let _ = writeln!(body, "id = {}", q(&format!("onboard-{}", slug_bdf(&d.bdf))));
-            let _ = writeln!(body, "label = {}", q(&format!("{} ({})", d.name, d.ids)));
-            let _ = writeln!(body, "class = {}", q(class_name(class_of(d))));
-            let _ = writeln!(body, "root_complex = {}", q(&rid));
-            let _ = writeln!(body, "width = 1");
-            let _ = writeln!(body, "gen = 1");
-            let _ = writeln!(body, "confidence = \"inferred\"");
-            let _ = writeln!(
-                body,
-                "source = {}",
-                q(&format!(
-                    "read off the host: {} at {} on the root bus",
-                    d.ids, d.bdf
-                ))
-            );
+            body.push_str(&builtin(d, &rid, 1, 1).source(
+                "inferred",
+                &format!("read off the host: {} at {} on the root bus", d.ids, d.bdf),
+            ));
             s.builtins += 1;
         }
     }
@@ -874,22 +866,28 @@ fn slot_kind_decl(catalog: &Catalog, kind: &SlotKind, part: &str) -> String {
         .flat_map(|p| p.def.slot_kinds.iter())
         .find(|d| d.id.get_ref() == kind);
     let label = known.map_or_else(|| kind.as_str().to_string(), |d| d.label.clone());
-    let mut t = String::new();
-    let _ = writeln!(t);
-    let _ = writeln!(t, "[[slot_kind]]");
-    let _ = writeln!(t, "id = {}", q(kind.as_str()));
-    let _ = writeln!(t, "label = {}", q(&label));
-    if let Some(short) = known.and_then(|d| d.short.as_deref()) {
-        let _ = writeln!(t, "short = {}", q(short));
-    }
-    let _ = writeln!(
-        t,
-        "source = {}",
+    let t = Table::new("slot_kind", None)
+        .set("id", q(kind.as_str()))
+        .set("label", q(&label))
+        .set_if("short", known.and_then(|d| d.short.as_deref()).map(q));
+    t.set(
+        "source",
         q(&format!(
             "learned: the host holds {part}, which fits only this kind of slot"
-        ))
-    );
-    t
+        )),
+    )
+    .0
+}
+
+/// A `[[builtin]]` table for the device `d` on root complex `rid`, up to its source.
+fn builtin(d: &FunctionReport, rid: &str, width: u8, generation: u8) -> Table {
+    Table::new("builtin", None)
+        .set("id", q(&format!("onboard-{}", slug_bdf(&d.bdf))))
+        .set("label", q(&format!("{} ({})", d.name, d.ids)))
+        .set("class", q(class_name(class_of(d))))
+        .set("root_complex", q(rid))
+        .set("width", width)
+        .set("gen", generation)
 }
 
 fn descendants_of<'a>(all: &'a [FunctionReport], bdf: &str) -> Vec<&'a FunctionReport> {
@@ -911,29 +909,16 @@ fn descendants_of<'a>(all: &'a [FunctionReport], bdf: &str) -> Vec<&'a FunctionR
 fn bay_group(body: &mut String, bays: &[Bay], via: &str, to: &str) {
     let numbers: Vec<u32> = bays.iter().map(|b| u32::from(b.number)).collect();
     let slots: Vec<Option<u32>> = bays.iter().map(|b| b.slot).collect();
-    let _ = writeln!(body);
-    let _ = writeln!(
-        body,
-        "# inferred: size, position and backplane are not shown by the host; check the chassis"
-    );
-    let _ = writeln!(body, "[[bays]]");
-    let _ = writeln!(body, "bays = {}", q(&ranges(&numbers)));
-    let _ = writeln!(body, "size = \"2.5\"");
-    let _ = writeln!(body, "interfaces = [\"nvme\"]");
-    let _ = writeln!(body, "via = {}", q(via));
-    let _ = writeln!(body, "to = {}", q(to));
-    if slots.iter().all(Option::is_some) {
+    // In bay order; a list where the numbers do not run in order.
+    let slot_numbers = slots.iter().all(Option::is_some).then(|| {
         let ns: Vec<u32> = slots.iter().flatten().copied().collect();
-        // In bay order; a list where the numbers do not run in order.
         let text = if ns.windows(2).all(|w| w[1] == w[0] + 1) {
             ranges(&ns)
         } else {
             ns.iter().map(u32::to_string).collect::<Vec<_>>().join(",")
         };
-        let _ = writeln!(body, "slot_numbers = {}", q(&text));
-    }
-    let _ = writeln!(body, "backplane = \"NVMe backplane (learned)\"");
-    let _ = writeln!(body, "confidence = \"inferred\"");
+        q(&text)
+    });
     let ports: Vec<String> = bays
         .iter()
         .map(|b| {
@@ -945,13 +930,22 @@ fn bay_group(body: &mut String, bays: &[Bay], via: &str, to: &str) {
             )
         })
         .collect();
-    let _ = writeln!(
-        body,
-        "source = {}",
-        q(&format!(
-            "read off the host: NVMe ports {}",
-            ports.join(", ")
-        ))
+    body.push_str(
+        &Table::new(
+            "bays",
+            Some("inferred: size, position and backplane are not shown by the host; check the chassis"),
+        )
+        .set("bays", q(&ranges(&numbers)))
+        .set("size", q("2.5"))
+        .set("interfaces", "[\"nvme\"]")
+        .set("via", q(via))
+        .set("to", q(to))
+        .set_if("slot_numbers", slot_numbers)
+        .set("backplane", q("NVMe backplane (learned)"))
+        .source(
+            "inferred",
+            &format!("read off the host: NVMe ports {}", ports.join(", ")),
+        ),
     );
 }
 
