@@ -157,73 +157,54 @@ fn r740xd_review_extenders_in_slots_1_4_8() {
     assert!(v.gains.is_empty(), "{:?}", v.gains);
 }
 
-/// The issue's parts list as written (12 x Micron 9300, an H740P Mini, a BOSS-S1 and a
-/// 25GbE rNDC, no extender cards): the front option that ships the extender cards wins, and
-/// `place` adds the three cards as a vendor's configurator does, in slots 1, 4 and 8.
-#[test]
-fn r740xd_issue_parts_list_without_the_extenders() {
-    let cat = Catalog::builtin().unwrap();
-    let parts: Vec<(String, usize)> = [
-        ("micron-9300-pro-3.84tb", 12),
-        ("perc-h740p-mini", 1),
-        ("boss-s1", 1),
-        ("broadcom-57414-rndc", 1),
-    ]
-    .iter()
-    .map(|(p, n)| (p.to_string(), *n))
-    .collect();
-    let o = place::place(&cat, &request("r740xd", &parts, &[])).unwrap();
-    let best = o.best().unwrap();
-    assert_eq!(best.placement.options["front"], "12nvme-12sas");
-    assert_eq!(
-        slots_of(&best.placement, "dell-nvme-extender-bridge"),
-        ["slot1", "slot4", "slot8"]
-    );
-    assert_eq!(
-        o.implied_cards,
-        [("dell-nvme-extender-bridge".to_string(), 3)]
-    );
-    assert!(
-        (best.score.read_gbs - 42.0).abs() < 0.005,
-        "{}",
-        best.score.read_gbs
-    );
-    assert_all_pass_check(&cat, &o);
-    // With the switched front fixed, no card is added and the two uplinks bind.
-    let o = place::place(&cat, &request("r740xd", &parts, &[("front", "24nvme")])).unwrap();
-    assert!(o.implied_cards.is_empty());
-    assert!((o.best().unwrap().score.read_gbs - 28.73).abs() < 0.01);
-}
-
-/// The issue's parts list: the review's cards and NVMe drives, no SAS drives.
+/// The issue's parts list: 12 x Micron 9300, an H740P Mini, a BOSS-S1 and a 25GbE rNDC, no
+/// SAS drives; as written (no extender cards) and with the review's three extender cards.
+/// Either way the front option that takes the extender cards wins with them in slots 1, 4
+/// and 8; without them in the list, `place` adds the three as a vendor's configurator does.
 #[test]
 fn r740xd_issue_parts_list() {
     let cat = Catalog::builtin().unwrap();
-    let parts: Vec<(String, usize)> = [
-        ("micron-9300-pro-3.84tb", 12),
-        ("perc-h740p-mini", 1),
-        ("boss-s1", 1),
-        ("broadcom-57414-rndc", 1),
-        ("dell-nvme-extender-bridge", 3),
-    ]
-    .iter()
-    .map(|(p, n)| (p.to_string(), *n))
-    .collect();
-    let o = place::place(&cat, &request("r740xd", &parts, &[])).unwrap();
-    let best = o.best().unwrap();
-    assert_eq!(best.placement.options["front"], "12nvme-12sas");
-    assert_eq!(
-        slots_of(&best.placement, "dell-nvme-extender-bridge"),
-        ["slot1", "slot4", "slot8"]
-    );
-    // 12 drives at their spec, 3.50 GB/s each: nothing shared binds.
-    assert!(
-        (best.score.read_gbs - 42.0).abs() < 0.005,
-        "{}",
-        best.score.read_gbs
-    );
-    assert_eq!(best.binding.kind, "drives");
-    assert_all_pass_check(&cat, &o);
+    for extenders in [0, 3] {
+        let mut parts: Vec<(String, usize)> = [
+            ("micron-9300-pro-3.84tb", 12),
+            ("perc-h740p-mini", 1),
+            ("boss-s1", 1),
+            ("broadcom-57414-rndc", 1),
+        ]
+        .iter()
+        .map(|(p, n)| (p.to_string(), *n))
+        .collect();
+        if extenders > 0 {
+            parts.push(("dell-nvme-extender-bridge".into(), extenders));
+        }
+        let o = place::place(&cat, &request("r740xd", &parts, &[])).unwrap();
+        let best = o.best().unwrap();
+        assert_eq!(best.placement.options["front"], "12nvme-12sas");
+        assert_eq!(
+            slots_of(&best.placement, "dell-nvme-extender-bridge"),
+            ["slot1", "slot4", "slot8"]
+        );
+        let added: &[(String, usize)] = if extenders == 0 {
+            &[("dell-nvme-extender-bridge".to_string(), 3)]
+        } else {
+            &[]
+        };
+        assert_eq!(o.implied_cards, added);
+        // 12 drives at their spec, 3.50 GB/s each: nothing shared binds.
+        assert!(
+            (best.score.read_gbs - 42.0).abs() < 0.005,
+            "{}",
+            best.score.read_gbs
+        );
+        assert_eq!(best.binding.kind, "drives");
+        assert_all_pass_check(&cat, &o);
+        if extenders == 0 {
+            // With the switched front fixed, no card is added and the two uplinks bind.
+            let o = place::place(&cat, &request("r740xd", &parts, &[("front", "24nvme")])).unwrap();
+            assert!(o.implied_cards.is_empty());
+            assert!((o.best().unwrap().score.read_gbs - 28.73).abs() < 0.01);
+        }
+    }
 }
 
 #[test]
