@@ -13,16 +13,6 @@ fn laneplan() -> Command {
     Command::cargo_bin("laneplan").unwrap()
 }
 
-fn dump(host: &str) -> PathBuf {
-    let dir = fixtures().join("shared").join(format!("lspci-{host}"));
-    std::fs::read_dir(&dir)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .find(|p| p.to_string_lossy().ends_with(".lspci-vvnn.txt"))
-        .unwrap_or_else(|| panic!("no dump in {}", dir.display()))
-}
-
 /// `--lspci FILE` or `--sysfs-root DIR`.
 fn source_args(src: &Source) -> Vec<String> {
     match src {
@@ -163,7 +153,7 @@ fn count(summary: &serde_json::Value, k: &str) -> u64 {
 
 #[test]
 fn r7525_dump_learns_its_eight_nvme_ports_by_slot_number() {
-    let src = Source::Lspci(dump("r7525"));
+    let src = Source::Lspci(lspci_dump("r7525"));
     let (summary, st) = round_trip(&src);
     assert_eq!(count(&summary, "bays"), 8);
     assert_eq!(count(&summary, "slots"), 1);
@@ -192,7 +182,7 @@ fn r7525_dump_learns_its_eight_nvme_ports_by_slot_number() {
 
 #[test]
 fn r7515_dump_learns_two_switches_with_slots_128_to_139_and_160_to_171() {
-    let src = Source::Lspci(dump("r7515"));
+    let src = Source::Lspci(lspci_dump("r7515"));
     let (summary, st) = round_trip(&src);
     assert_eq!(count(&summary, "switches"), 2);
     assert_eq!(count(&summary, "bays"), 24);
@@ -213,13 +203,13 @@ fn r7515_dump_learns_two_switches_with_slots_128_to_139_and_160_to_171() {
 
 #[test]
 fn r7515_every_element_matched() {
-    let (_, st) = round_trip(&Source::Lspci(dump("r7515")));
+    let (_, st) = round_trip(&Source::Lspci(lspci_dump("r7515")));
     assert!(not_matched(&st).is_empty(), "{st:?}");
 }
 
 #[test]
 fn r7425_dump_learns_slots_and_onboard_devices() {
-    let src = Source::Lspci(dump("r7425"));
+    let src = Source::Lspci(lspci_dump("r7425"));
     let (summary, st) = round_trip(&src);
     assert_eq!(count(&summary, "slots"), 2);
     assert_eq!(count(&summary, "bays"), 0);
@@ -232,13 +222,13 @@ fn r7425_dump_learns_slots_and_onboard_devices() {
 
 #[test]
 fn r7425_every_element_matched() {
-    let (_, st) = round_trip(&Source::Lspci(dump("r7425")));
+    let (_, st) = round_trip(&Source::Lspci(lspci_dump("r7425")));
     assert!(not_matched(&st).is_empty(), "{st:?}");
 }
 
 #[test]
 fn r740xd_dump_learns_onboard_devices() {
-    let (summary, st) = round_trip(&Source::Lspci(dump("r740xd")));
+    let (summary, st) = round_trip(&Source::Lspci(lspci_dump("r740xd")));
     // BCM5720 LOM below a PCH port, the BCM57416 and HBA330 below CPU ports. The iDRAC's
     // video (behind its PCIe-to-PCI bridge) and the C620 SATA controller on the root bus are
     // platform functions (#9): shown in the tree, never parts of a build.
@@ -329,7 +319,7 @@ fn learn_needs_a_source() {
 #[test]
 fn r7525_learned_files_snapshot() {
     let dir = tempfile::tempdir().unwrap();
-    let rel = dump("r7525")
+    let rel = lspci_dump("r7525")
         .strip_prefix(env!("CARGO_MANIFEST_DIR"))
         .unwrap()
         .to_path_buf();
@@ -356,7 +346,7 @@ fn unwritable_output_is_an_input_error() {
     std::fs::write(&file, "x").unwrap();
     let o = laneplan()
         .arg("learn")
-        .args(source_args(&Source::Lspci(dump("r7525"))))
+        .args(source_args(&Source::Lspci(lspci_dump("r7525"))))
         .arg("-o")
         .arg(&file)
         .output()

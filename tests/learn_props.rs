@@ -9,16 +9,7 @@ use laneplan::source::SourceFile;
 use proptest::prelude::*;
 
 fn dump(host: &str) -> String {
-    let dir = common::fixtures()
-        .join("shared")
-        .join(format!("lspci-{host}"));
-    let p = std::fs::read_dir(&dir)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .find(|p| p.to_string_lossy().ends_with(".lspci-vvnn.txt"))
-        .unwrap();
-    std::fs::read_to_string(p).unwrap()
+    std::fs::read_to_string(common::lspci_dump(host)).unwrap()
 }
 
 /// Learns from `text`, loads the files into the built-in catalogue and checks the build:

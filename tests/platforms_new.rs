@@ -5,7 +5,6 @@
 mod common;
 
 use assert_cmd::Command;
-use common::fixtures;
 use std::path::{Path, PathBuf};
 
 fn root() -> PathBuf {
@@ -28,13 +27,7 @@ fn run(args: &[&str]) -> (i32, String, String) {
 }
 
 fn dump(host: &str) -> String {
-    let dir = fixtures().join("shared").join(format!("lspci-{host}"));
-    std::fs::read_dir(&dir)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .find(|p| p.to_string_lossy().ends_with(".lspci-vvnn.txt"))
-        .unwrap()
+    common::lspci_dump(host)
         .strip_prefix(root())
         .unwrap()
         .display()

@@ -10,6 +10,18 @@ pub fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
 }
 
+/// The `lspci -vvnn` dump of a real host in `tests/fixtures/shared/lspci-<host>/` (r740xd,
+/// r7525, r7515, r7425).
+pub fn lspci_dump(host: &str) -> PathBuf {
+    let dir = fixtures().join("shared").join(format!("lspci-{host}"));
+    std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.to_string_lossy().ends_with(".lspci-vvnn.txt"))
+        .unwrap_or_else(|| panic!("no dump in {}", dir.display()))
+}
+
 /// Unpacks a shared capture with the system tar (bzip2/xz) into a fresh tempdir; returns
 /// the tempdir and the capture's root (the directory that holds `sys/`).
 pub fn unpack(rel: &str) -> (tempfile::TempDir, PathBuf) {
