@@ -213,12 +213,8 @@ pub fn findings(t: &Topology, opts: &Options, r: &FlowReport) -> Vec<Finding> {
                 .find(|n| matches!(n.kind, NodeKind::Socket { index: i, .. } if i == index))
                 .map_or_else(|| format!("socket {index}"), |n| n.label.clone())
         };
-        let k = t
-            .sockets()
-            .into_iter()
-            .map(|s| t.node(s))
-            .find(|n| opts.memory.names(&n.id, &n.label))
-            .map_or_else(|| opts.memory.to_string(), |n| n.label.clone());
+        // The report's memory target is already the platform's label.
+        let k = r.memory.to_string();
         let mut by_socket: BTreeMap<u8, Vec<usize>> = BTreeMap::new();
         for (i, d) in r.devices.iter().enumerate() {
             if d.crosses_sockets {

@@ -71,6 +71,13 @@ impl Memory {
             Memory::Socket(s) => s.eq_ignore_ascii_case(id) || s.eq_ignore_ascii_case(label),
         }
     }
+
+    /// The socket of `t` this names (`None` for `Local` or a name no socket has).
+    pub fn socket_in(&self, t: &Topology) -> Option<NodeIndex> {
+        t.sockets()
+            .into_iter()
+            .find(|&s| self.names(&t.node(s).id, &t.node(s).label))
+    }
 }
 
 impl FromStr for Memory {
@@ -679,13 +686,6 @@ fn ceiling_max_flow(net: &mut Net, ceil: &[Vec<ceiling::Alone>; 2]) -> [f64; 2] 
 
 /// The memory target as the platform labels it (`CPU2`, whatever case the flag used).
 fn resolved_memory(t: &Topology, m: &Memory) -> Memory {
-    match m {
-        Memory::Local => Memory::Local,
-        Memory::Socket(_) => t
-            .sockets()
-            .into_iter()
-            .map(|s| t.node(s))
-            .find(|n| m.names(&n.id, &n.label))
-            .map_or_else(|| m.clone(), |n| Memory::Socket(n.label.clone())),
-    }
+    m.socket_in(t)
+        .map_or_else(|| m.clone(), |s| Memory::Socket(t.node(s).label.clone()))
 }

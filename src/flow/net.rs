@@ -197,11 +197,8 @@ impl Net {
         let sockets = t.sockets();
         let targets = match &opts.memory {
             Memory::Local => sockets.clone(),
-            m @ Memory::Socket(k) => match sockets
-                .iter()
-                .find(|&&s| m.names(&t.node(s).id, &t.node(s).label))
-            {
-                Some(&s) => vec![s],
+            m @ Memory::Socket(k) => match m.socket_in(t) {
+                Some(s) => vec![s],
                 None => {
                     let known: Vec<String> =
                         sockets.iter().map(|&s| t.node(s).label.clone()).collect();
