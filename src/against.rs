@@ -663,14 +663,10 @@ pub fn apply(audit: &mut Audit, diff: &Diff) {
     audit.findings.extend(diff.findings.iter().cloned());
 }
 
-/// The diff as a table, one row per bay and slot, no width limit: see [`render_in`].
-pub fn render(diff: &Diff) -> String {
-    render_in(diff, &Term::WIDE)
-}
-
-/// [`render`] fitted to `term`: a narrow terminal loses the BDF, the NUMA node, how each
-/// place was matched and the planned link first (named in a note; the JSON has them all),
-/// and the cells left wrap; the found link always stays (a downtrain shows there). A plan with nothing to compare says so.
+/// The diff as a table, one row per bay and slot, fitted to `term`: a narrow terminal loses
+/// the BDF, the NUMA node, how each place was matched and the planned link first (named in a
+/// note; the JSON has them all), and the cells left wrap; the found link always stays (a
+/// downtrain shows there). A plan with nothing to compare says so.
 pub fn render_in(diff: &Diff, term: &Term) -> String {
     let header = [
         "place",

@@ -187,15 +187,10 @@ fn round3(v: f64) -> f64 {
     (v * 1000.0).round() / 1000.0
 }
 
-/// The mapped targets as a table (`probe --mapped --dry-run`); a line saying so, not an
-/// empty table, when the host has no NVMe namespace. No width limit: see [`render_in`].
-pub fn render(mapped: &[Mapped]) -> String {
-    render_in(mapped, &Term::WIDE)
-}
-
-/// [`render`] fitted to `term`: a narrow terminal loses the model, the BDF, the write
-/// ceiling and the expected figures first (named in a note; `--json` has them all), and the
-/// cells left wrap.
+/// The mapped targets as a table (`probe --mapped --dry-run`) fitted to `term`; a line saying
+/// so, not an empty table, when the host has no NVMe namespace. A narrow terminal loses the
+/// model, the BDF, the write ceiling and the expected figures first (named in a note;
+/// `--json` has them all), and the cells left wrap.
 pub fn render_in(mapped: &[Mapped], term: &Term) -> String {
     if mapped.is_empty() {
         return "no NVMe namespaces found\n".into();
