@@ -1,6 +1,7 @@
 //! `probe --mapped`: the audit's namespaces become targets with their bay, link and ceiling,
 //! in-use namespaces are refused before any I/O, and a run probes exactly the mapped ones.
 
+mod common;
 mod probe_common;
 
 use assert_cmd::Command;
@@ -256,4 +257,73 @@ fn mapped_needs_a_host_root() {
         ])
         .assert()
         .code(2);
+}
+
+/// `probe --mapped --dry-run` on two real sysfs captures nobody here made. libnvme's POWER
+/// host: two namespaces, nvme1n1 reached through two controllers (multipath) listed once,
+/// each located by the slot and NUMA node the capture reports; the capture has no link
+/// speed files and no PCI ids, so there is no ceiling and no expected figure (nothing is
+/// invented). hwloc's two-node host: one namespace with a partition, no slot, no NUMA node
+/// (`numa_node` is -1) and no link: no location at all.
+#[test]
+fn dry_run_on_real_captures_says_only_what_they_show() {
+    let mapped = |root: &std::path::Path| -> Vec<serde_json::Value> {
+        let out = laneplan()
+            .args(["probe", "--mapped", "--dry-run", "--json", "--sysfs-root"])
+            .arg(root)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["mapped"].as_array().unwrap().clone()
+    };
+    let (_d, power) = common::unpack("libnvme-power-nvme-multipath/tree-pcie.tar.xz");
+    let m = mapped(&power);
+    let rows: Vec<(&str, &str, &str)> = m
+        .iter()
+        .map(|x| {
+            (
+                x["target"]["label"].as_str().unwrap(),
+                x["bdf"].as_str().unwrap(),
+                x["target"]["location"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            (
+                "nvme0n1",
+                "0214:90:00.0",
+                "slot U78DA.ND0.WZS004R-P1-C4 > NUMA 1"
+            ),
+            (
+                "nvme1n1",
+                "052e:78:00.0",
+                "slot U50EE.001.WZS000E-P3-C14-R1 > NUMA 0"
+            ),
+        ]
+    );
+    for x in &m {
+        for k in [
+            "ceiling_read_gbs",
+            "ceiling_write_gbs",
+            "expected_read_gbs",
+            "expected_write_gbs",
+            "part",
+        ] {
+            assert!(x["target"].get(k).is_none(), "{k}: {x}");
+        }
+    }
+    let (_d, hw) = common::unpack("hwloc-2n-nvme-slots/32em64t-2n8c+dax+nvme+mic+dimms.tar.bz2");
+    let m = mapped(&hw);
+    assert_eq!(m.len(), 1);
+    assert_eq!(m[0]["target"]["label"], "nvme0n1");
+    assert_eq!(m[0]["bdf"], "0000:00:02.0");
+    assert!(m[0]["target"].get("location").is_none(), "{}", m[0]);
+    assert!(m[0]["target"].get("ceiling_read_gbs").is_none());
 }

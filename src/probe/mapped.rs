@@ -76,7 +76,8 @@ pub fn targets(
                 t.ceiling_read_gbs = Some(round3(r.to_host_gbs(Model::DirectionAware)));
                 t.ceiling_write_gbs = Some(round3(r.to_device_gbs(Model::DirectionAware)));
             }
-            t.location = Some(loc);
+            // Nothing known about where it sits: no location, not an empty one.
+            t.location = (!loc.is_empty()).then_some(loc);
             t.part = drive_part(audit, diff, catalog, d.bdf.as_deref());
             if let (Some(c), Some(id)) = (catalog, t.part.as_deref())
                 && let Some(perf) = c.part(id).and_then(|p| p.def.perf)
