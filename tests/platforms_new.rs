@@ -162,3 +162,35 @@ fn slot_numbers_in_the_platform_files_are_the_captures() {
         );
     }
 }
+
+/// The NUMA node each root complex of the new platforms declares (the trees print it on
+/// these multi-die EPYC hosts) is the one the real capture reports for the functions its
+/// locators cover: every function there, none on another node.
+#[test]
+fn root_complex_numa_nodes_match_the_captures() {
+    let cat = laneplan::platform::Catalog::builtin().unwrap();
+    for id in NEW {
+        let path = common::lspci_dump(id);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let (scan, _) = laneplan::host::lspci::parse(&text, &path.display().to_string());
+        let plat = &cat.platforms[id].def;
+        let mut checked = 0;
+        for rc in &plat.root_complexes {
+            let Some(want) = rc.numa_node else { continue };
+            for f in &scan.functions {
+                let Some(bdf) = f.bdf else { continue };
+                let bdf = bdf.to_string();
+                if rc.locator.iter().any(|l| bdf.starts_with(l.as_str()))
+                    && let Some(got) = f.numa_node
+                {
+                    assert_eq!(got, want, "{id}: {bdf} under {}", rc.label);
+                    checked += 1;
+                }
+            }
+        }
+        assert!(
+            checked > 0,
+            "{id}: no function of the capture under a locator"
+        );
+    }
+}
