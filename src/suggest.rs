@@ -47,6 +47,19 @@ pub fn hint<'a>(unknown: &str, known: impl IntoIterator<Item = &'a str>) -> Opti
     did_you_mean(unknown, known).map(|k| format!("did you mean `{k}`?"))
 }
 
+/// The help line of an unknown-id error: `did you mean `x`? ` before `rest` when there is a
+/// suggestion, else `rest` alone.
+pub fn help_with<'a>(
+    unknown: &str,
+    known: impl IntoIterator<Item = &'a str>,
+    rest: &str,
+) -> String {
+    match hint(unknown, known) {
+        Some(h) => format!("{h} {rest}"),
+        None => rest.to_string(),
+    }
+}
+
 /// Optimal string alignment distance: insertions, deletions, substitutions and swaps of two
 /// adjacent characters, each one edit.
 pub fn distance(a: &str, b: &str) -> usize {

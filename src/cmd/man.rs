@@ -232,11 +232,12 @@ pub fn run(args: &ManArgs, root: clap::Command) -> Result<ExitCode> {
             .iter()
             .filter_map(|(f, _)| f.strip_prefix("laneplan-")?.strip_suffix(".1"))
             .collect();
-        let mean = laneplan::suggest::hint(s, names.iter().copied())
-            .map(|h| format!("{h} "))
-            .unwrap_or_default();
         return Err(miette!(
-            help = format!("{mean}subcommands: {}", names.join(", ")),
+            help = laneplan::suggest::help_with(
+                s,
+                names.iter().copied(),
+                &format!("subcommands: {}", names.join(", "))
+            ),
             "no man page for `{s}`"
         ));
     };

@@ -115,21 +115,21 @@ pub fn platform_report(
 ) -> Result<plan::Report> {
     let report = plan::plan_platform(catalog, id, options).ok_or_else(|| {
         let known: Vec<&str> = catalog.platforms.keys().map(String::as_str).collect();
-        let mean = laneplan::suggest::hint(id, known.iter().copied())
-            .map(|h| format!("{h} "))
-            .unwrap_or_default();
         miette!(
-            help = format!(
-                "{mean}known platforms: {}; or give a build file (*.toml)",
-                known.join(", ")
+            help = laneplan::suggest::help_with(
+                id,
+                known.iter().copied(),
+                &format!(
+                    "known platforms: {}; or give a build file (*.toml)",
+                    known.join(", ")
+                )
             ),
             "unknown platform `{id}`"
         )
     })?;
     if let Some(f) = report.findings.iter().find(|f| f.code == "LP0115") {
-        let mean = option_hint(catalog, id, options);
         return Err(miette!(
-            help = format!("{mean}{}", f.help.clone().unwrap_or_default()),
+            help = option_help(catalog, id, options, f.help.as_deref().unwrap_or_default()),
             "{}",
             f.message
         ));
@@ -137,23 +137,29 @@ pub fn platform_report(
     Ok(report)
 }
 
-/// Did-you-mean for the first `--option KEY=VALUE` whose key or value the platform lacks.
-fn option_hint(catalog: &Catalog, id: &str, options: &[(String, String)]) -> String {
+/// `rest`, after a did-you-mean for the first `--option KEY=VALUE` whose key or value the
+/// platform lacks.
+fn option_help(catalog: &Catalog, id: &str, options: &[(String, String)], rest: &str) -> String {
     let Some(p) = catalog.platforms.get(id) else {
-        return String::new();
+        return rest.to_string();
     };
     let defs = &p.def.options;
     for (k, v) in options {
-        let hint = match defs.iter().find(|d| d.key.get_ref() == k) {
-            None => laneplan::suggest::hint(k, defs.iter().map(|d| d.key.get_ref().as_str())),
+        return match defs.iter().find(|d| d.key.get_ref() == k) {
+            None => {
+                laneplan::suggest::help_with(k, defs.iter().map(|d| d.key.get_ref().as_str()), rest)
+            }
             Some(d) if !d.choices.iter().any(|c| c.value.get_ref() == v) => {
-                laneplan::suggest::hint(v, d.choices.iter().map(|c| c.value.get_ref().as_str()))
+                laneplan::suggest::help_with(
+                    v,
+                    d.choices.iter().map(|c| c.value.get_ref().as_str()),
+                    rest,
+                )
             }
             Some(_) => continue,
         };
-        return hint.map(|h| format!("{h} ")).unwrap_or_default();
     }
-    String::new()
+    rest.to_string()
 }
 
 /// `--against BUILD`: the plan's per-bay diff of an audited host, applied to the audit.

@@ -303,7 +303,6 @@ pub fn parse(text: &str, file: &str) -> (HostScan, Vec<Finding>) {
     (scan, findings)
 }
 
-/// Byte offset of `line` (a slice of `text`) in `text`.
 fn clip(s: &str) -> String {
     s.chars().take(80).collect()
 }

@@ -403,12 +403,10 @@ pub(crate) fn resolve<'a>(
         let known: Vec<&str> = catalog.platforms.keys().map(String::as_str).collect();
         req_err(
             format!("unknown platform `{}`", req.platform),
-            Some(format!(
-                "{}known platforms: {}",
-                crate::suggest::hint(&req.platform, known.iter().copied())
-                    .map(|h| format!("{h} "))
-                    .unwrap_or_default(),
-                known.join(", ")
+            Some(crate::suggest::help_with(
+                &req.platform,
+                known.iter().copied(),
+                &format!("known platforms: {}", known.join(", ")),
             )),
         )
     })?;
@@ -431,11 +429,10 @@ pub(crate) fn resolve<'a>(
         let p = eval::part_spec(catalog, &id).ok_or_else(|| {
             req_err(
                 format!("unknown part `{id}`"),
-                Some(format!(
-                    "{}`laneplan parts` lists the catalogue",
-                    crate::suggest::hint(&id, catalog.parts.keys().map(String::as_str))
-                        .map(|h| format!("{h} "))
-                        .unwrap_or_default()
+                Some(crate::suggest::help_with(
+                    &id,
+                    catalog.parts.keys().map(String::as_str),
+                    "`laneplan parts` lists the catalogue",
                 )),
             )
         })?;

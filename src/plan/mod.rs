@@ -48,15 +48,10 @@ pub fn check_build(
                 build.platform.span(),
                 format!("unknown platform `{}`", build.platform.get_ref()),
             )
-            .with_help(format!(
-                "{}expected one of: {}",
-                crate::suggest::hint(
-                    build.platform.get_ref(),
-                    catalog.platforms.keys().map(String::as_str)
-                )
-                .map(|h| format!("{h} "))
-                .unwrap_or_default(),
-                known.join(", ")
+            .with_help(crate::suggest::help_with(
+                build.platform.get_ref(),
+                catalog.platforms.keys().map(String::as_str),
+                &format!("expected one of: {}", known.join(", ")),
             ))
             .into());
     };
