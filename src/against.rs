@@ -707,18 +707,7 @@ pub fn render_in(diff: &Diff, term: &Term) -> String {
     let table = if rows.is_empty() {
         "(the plan has no bay, slot or card to compare with the host)".to_string()
     } else {
-        let keep = term.keep_columns(&header, &rows, &[7, 8, 2, 4]);
-        let mut table = term.table();
-        table.set_header(keep.iter().map(|&i| header[i]));
-        for r in &rows {
-            table.add_row(keep.iter().map(|&i| r[i].clone()));
-        }
-        let note = term.left_out_note(&header, &keep);
-        format!(
-            "{table}{}{}",
-            if note.is_empty() { "" } else { "\n" },
-            note.trim_end()
-        )
+        term.fitted_table(&header, &rows, &[7, 8, 2, 4]).render()
     };
     let mut out = format!(
         "Against the plan: {} ({})\n",

@@ -251,18 +251,8 @@ pub fn drive_table_in(a: &Audit, term: &Term) -> String {
         .collect();
     // Narrow terminals lose the serial, the upstream port, the max link, the controller,
     // the AER counts and the NUMA node first (in that order).
-    let keep = term.keep_columns(&header, &rows, &[4, 10, 9, 1, 11, 7]);
-    let mut t = term.table();
-    t.set_header(keep.iter().map(|&i| header[i]));
-    for r in &rows {
-        t.add_row(keep.iter().map(|&i| r[i].clone()));
-    }
-    let note = term.left_out_note(&header, &keep);
-    if note.is_empty() {
-        t.to_string()
-    } else {
-        format!("{t}\n{}", note.trim_end())
-    }
+    term.fitted_table(&header, &rows, &[4, 10, 9, 1, 11, 7])
+        .render()
 }
 
 /// Findings, one per line (`error[LP0302]: message` + location and help).

@@ -228,11 +228,8 @@ pub fn render_in(mapped: &[Mapped], term: &Term) -> String {
             ]
         })
         .collect();
-    let keep = term.keep_columns(&header, &rows, &[1, 2, 5, 6]);
-    let mut table = term.table();
-    table.set_header(keep.iter().map(|&i| header[i]));
-    for r in &rows {
-        table.add_row(keep.iter().map(|&i| r[i].clone()));
-    }
-    format!("{table}\n{}", term.left_out_note(&header, &keep))
+    format!(
+        "{}\n",
+        term.fitted_table(&header, &rows, &[1, 2, 5, 6]).render()
+    )
 }

@@ -357,27 +357,15 @@ pub fn render_table_in(report: &ProbeReport, term: &Term) -> String {
             ]
         })
         .collect();
-    let keep = term.keep_columns(&header, &rows, &[4, 7, 3, 8, 6]);
-    let mut t = term.table();
-    t.force_no_tty();
-    t.set_header(keep.iter().map(|&i| header[i]));
-    for r in &rows {
-        t.add_row(keep.iter().map(|&i| r[i].clone()));
-    }
+    let mut t = term.fitted_table(&header, &rows, &[4, 7, 3, 8, 6]);
+    t.table.force_no_tty();
     // The figures (IOPS to CPU) align right.
-    for (col, &i) in keep.iter().enumerate() {
-        if (1..9).contains(&i)
-            && let Some(c) = t.column_mut(col)
-        {
+    for i in 1..9 {
+        if let Some(c) = t.column_mut(i) {
             c.set_cell_alignment(CellAlignment::Right);
         }
     }
-    let note = term.left_out_note(&header, &keep);
-    if note.is_empty() {
-        t.to_string()
-    } else {
-        format!("{t}\n{}", note.trim_end())
-    }
+    t.render()
 }
 
 /// The curve as a table, one per device.

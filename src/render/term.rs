@@ -23,6 +23,34 @@ pub enum Color {
     Never,
 }
 
+/// A table fitted to a terminal ([`Term::fitted_table`]): the columns kept, by their index in
+/// the full header, and the note naming those left out.
+pub struct FittedTable {
+    pub table: Table,
+    /// Indices into the full header of the columns shown, in order.
+    pub keep: Vec<usize>,
+    note: String,
+}
+
+impl FittedTable {
+    /// The shown column that is column `header_index` of the full header, if it is shown.
+    pub fn column_mut(&mut self, header_index: usize) -> Option<&mut comfy_table::Column> {
+        let col = self.keep.iter().position(|&i| i == header_index)?;
+        self.table.column_mut(col)
+    }
+
+    /// The table, then (on a line of its own) the note naming the columns left out; no
+    /// newline at the end.
+    pub fn render(&self) -> String {
+        let note = self.note.trim_end();
+        if note.is_empty() {
+            self.table.to_string()
+        } else {
+            format!("{}\n{note}", self.table)
+        }
+    }
+}
+
 /// What the text renderers may use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Term {
@@ -101,7 +129,7 @@ impl Term {
     /// The columns of a table to show, in order: all of them when their unwrapped width fits
     /// (or there is no limit), else fewer, dropping the columns of `drop_order` (indices,
     /// least wanted first) until it fits; the cells that remain wrap. The JSON has them all.
-    pub fn keep_columns(
+    fn keep_columns(
         &self,
         header: &[&str],
         rows: &[Vec<String>],
@@ -130,8 +158,26 @@ impl Term {
         keep
     }
 
+    /// A table of `rows` under `header` in this terminal's style and width, with the columns
+    /// [`Term::keep_columns`] keeps for `drop_order`.
+    pub fn fitted_table(
+        &self,
+        header: &[&str],
+        rows: &[Vec<String>],
+        drop_order: &[usize],
+    ) -> FittedTable {
+        let keep = self.keep_columns(header, rows, drop_order);
+        let mut table = self.table();
+        table.set_header(keep.iter().map(|&i| header[i]));
+        for r in rows {
+            table.add_row(keep.iter().map(|&i| r[i].clone()));
+        }
+        let note = self.left_out_note(header, &keep);
+        FittedTable { table, keep, note }
+    }
+
     /// A note naming the columns [`Term::keep_columns`] left out, or nothing.
-    pub fn left_out_note(&self, header: &[&str], keep: &[usize]) -> String {
+    fn left_out_note(&self, header: &[&str], keep: &[usize]) -> String {
         let gone: Vec<&str> = (0..header.len())
             .filter(|i| !keep.contains(i))
             .map(|i| header[i])

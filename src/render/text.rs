@@ -486,27 +486,20 @@ pub fn parts_in(
         ]);
     }
     // Narrow terminals lose the source first (`parts --json` has it), then the IOPS.
-    let keep = term.keep_columns(&header, &rows, &[6, 5]);
-    let mut table = term.table();
-    table.set_header(keep.iter().map(|&i| header[i]));
-    for r in &rows {
-        table.add_row(keep.iter().map(|&i| r[i].clone()));
-    }
-    let plain = table.to_string();
+    let mut t = term.fitted_table(&header, &rows, &[6, 5]);
+    let plain = t.render();
     // Ids and links are short and searched for: they do not wrap (names do), unless the
     // terminal is too narrow even for that.
-    for (col, &i) in keep.iter().enumerate() {
-        if matches!(i, 0 | 3)
-            && let Some(c) = table.column_mut(col)
-        {
+    for i in [0, 3] {
+        if let Some(c) = t.column_mut(i) {
             c.set_constraint(comfy_table::ColumnConstraint::ContentWidth);
         }
     }
-    let mut text = table.to_string();
+    let mut text = t.render();
     if let Some(w) = term.width
         && text.lines().any(|l| l.chars().count() > w)
     {
         text = plain;
     }
-    format!("{text}\n{}", term.left_out_note(&header, &keep))
+    format!("{text}\n")
 }
