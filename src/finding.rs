@@ -81,7 +81,7 @@ pub enum Subject {
 }
 
 /// One entry of the code table: every code the program can emit is declared here once
-/// (docs/FINDINGS.md is checked against this table by tests/codes_documented.rs).
+/// (docs/FINDINGS.md is checked against this table by tests/it/codes_documented.rs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct CodeDef {
     pub code: &'static str,

@@ -2,27 +2,13 @@
 //! snapshots, `-o` output that `check` passes, the infeasible answer (exit 1) and usage
 //! errors (exit 2).
 
-use assert_cmd::Command;
-use std::path::PathBuf;
 use std::time::Instant;
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
 fn laneplan(args: &[&str]) -> (i32, String, String) {
-    let out = Command::cargo_bin("laneplan")
-        .unwrap()
-        .current_dir(root())
-        .env("NO_COLOR", "1")
-        .args(["--wide", "--utf8"])
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
+    crate::common::run(
+        crate::common::laneplan_wide()
+            .env("NO_COLOR", "1")
+            .args(args),
     )
 }
 

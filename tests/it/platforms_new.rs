@@ -2,7 +2,7 @@
 //! audited against their builds in examples/hosts/, NVMe drives matched to bays by the
 //! physical slot numbers the captures show.
 
-mod common;
+use crate::common;
 
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};

@@ -4,7 +4,7 @@
 //! values, final newline), `promtool check metrics` when installed, and the file mode
 //! (0666 less the umask).
 
-mod common;
+use crate::common;
 
 use assert_cmd::Command;
 use common::*;

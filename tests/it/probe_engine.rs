@@ -1,6 +1,6 @@
 //! The probe engine on real targets: files in a temp dir and loop devices over them.
 
-mod probe_common;
+use crate::probe_common;
 
 use laneplan::probe::engine::Bound;
 use laneplan::probe::safety::SafetyChecker;

@@ -1,6 +1,6 @@
 //! `laneplan probe` from the outside: exit codes, refusal messages, the JSON shape.
 
-mod probe_common;
+use crate::probe_common;
 
 use assert_cmd::Command;
 use predicates::prelude::*;

@@ -160,7 +160,7 @@ proptest! {
     fn mutated_build_files_check_or_fail_located(
         muts in proptest::collection::vec(mutation(), 1..4),
     ) {
-        let text = include_str!("../examples/r740xd-12nvme-micron9300.toml");
+        let text = include_str!("../../examples/r740xd-12nvme-micron9300.toml");
         let file = SourceFile::new("build.toml", apply(text, &muts));
         let cat = Catalog::builtin().unwrap();
         match laneplan::source::parse_toml::<laneplan::platform::schema::BuildFile>(&file) {

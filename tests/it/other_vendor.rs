@@ -2,7 +2,6 @@
 //! from `--platform-dir`, checks a build, and draws with `show` and `bays`: platforms are
 //! data, and no code names a vendor's slots.
 
-use assert_cmd::Command;
 use std::path::{Path, PathBuf};
 
 fn fixtures() -> PathBuf {
@@ -10,18 +9,13 @@ fn fixtures() -> PathBuf {
 }
 
 fn laneplan(args: &[&str]) -> (i32, String, String) {
-    let out = Command::cargo_bin("laneplan")
-        .unwrap()
-        .env("NO_COLOR", "1")
-        .arg("--platform-dir")
-        .arg(fixtures().join("other-vendor"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
+    let dir = fixtures().join("other-vendor");
+    crate::common::run(
+        crate::common::laneplan()
+            .env("NO_COLOR", "1")
+            .arg("--platform-dir")
+            .arg(dir)
+            .args(args),
     )
 }
 

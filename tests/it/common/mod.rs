@@ -265,3 +265,29 @@ pub fn structure_of(audit: &laneplan::host::audit::Audit) -> Structure {
         })
         .collect()
 }
+
+/// The binary, run from the crate root, with a time limit so that a hang fails the test.
+pub fn laneplan() -> assert_cmd::Command {
+    let mut c = assert_cmd::Command::cargo_bin("laneplan").expect("the binary builds");
+    c.current_dir(env!("CARGO_MANIFEST_DIR"))
+        .timeout(std::time::Duration::from_secs(120));
+    c
+}
+
+/// [`laneplan`] with the layout before terminal fitting (`--wide --utf8`);
+/// `term_width` covers the fitted one.
+pub fn laneplan_wide() -> assert_cmd::Command {
+    let mut c = laneplan();
+    c.args(["--wide", "--utf8"]);
+    c
+}
+
+/// Runs a command: exit code (-1 when killed), stdout and stderr as text.
+pub fn run(cmd: &mut assert_cmd::Command) -> (i32, String, String) {
+    let out = cmd.output().expect("the binary runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}

@@ -1,21 +1,16 @@
 //! `probe --mapped`: the audit's namespaces become targets with their bay, link and ceiling,
 //! in-use namespaces are refused before any I/O, and a run probes exactly the mapped ones.
 
-mod common;
-mod probe_common;
+use crate::common;
+use crate::probe_common;
 
-use assert_cmd::Command;
 use std::path::PathBuf;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn laneplan() -> Command {
-    let mut c = Command::cargo_bin("laneplan").unwrap();
-    c.current_dir(root());
-    c
-}
+use crate::common::laneplan;
 
 #[test]
 fn dry_run_maps_every_namespace_with_bay_link_ceiling_and_safety() {

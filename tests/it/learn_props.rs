@@ -1,7 +1,7 @@
 //! `learn` on damaged input: real dumps cut, spliced and mutated never make it panic, and what
 //! it writes always loads and checks without errors, the same bytes each time.
 
-mod common;
+use crate::common;
 
 use laneplan::learn::{self, LearnOptions};
 use laneplan::platform::Catalog;

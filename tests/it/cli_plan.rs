@@ -1,7 +1,6 @@
 //! `platforms`, `show` and `check` through the real binary: exit codes, findings with their
 //! codes and locations, the reviewers' lane budget, and snapshots of every rendering.
 
-use assert_cmd::Command;
 use laneplan::plan;
 use laneplan::platform::Catalog;
 use std::path::{Path, PathBuf};
@@ -11,18 +10,10 @@ fn root() -> PathBuf {
 }
 
 fn laneplan(args: &[&str]) -> (i32, String, String) {
-    let out = Command::cargo_bin("laneplan")
-        .unwrap()
-        .current_dir(root())
-        .env("NO_COLOR", "1")
-        .args(["--wide", "--utf8"])
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
+    crate::common::run(
+        crate::common::laneplan_wide()
+            .env("NO_COLOR", "1")
+            .args(args),
     )
 }
 

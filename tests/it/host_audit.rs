@@ -1,6 +1,6 @@
 //! Acceptance tests of the live-host audit against real captures and our own trees.
 
-mod common;
+use crate::common;
 
 use common::*;
 use laneplan::host::audit::{Audit, AuditOptions, LinkStatus};

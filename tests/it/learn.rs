@@ -2,16 +2,13 @@
 //! the same capture audited `--against` the learned build matches, and learning twice writes
 //! identical bytes.
 
-mod common;
+use crate::common;
 
-use assert_cmd::Command;
 use common::*;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-fn laneplan() -> Command {
-    Command::cargo_bin("laneplan").unwrap()
-}
+use crate::common::laneplan;
 
 /// `--lspci FILE` or `--sysfs-root DIR`.
 fn source_args(src: &Source) -> Vec<String> {

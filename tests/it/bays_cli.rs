@@ -1,14 +1,9 @@
 //! `laneplan bays` from the command line: text, --ascii, --svg, --json, errors.
 
-use assert_cmd::Command;
 use predicates::prelude::*;
 
-fn laneplan() -> Command {
-    let mut c = Command::cargo_bin("laneplan").expect("binary builds");
-    // The layout as before terminal fitting; tests/term_width.rs covers 80 columns.
-    c.current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(["--wide", "--utf8"]);
-    c
+fn laneplan() -> assert_cmd::Command {
+    crate::common::laneplan_wide()
 }
 
 const BUILD: &str = "examples/r740xd-12nvme-micron9300.toml";

@@ -1,7 +1,7 @@
 //! Probe safety on real devices: nothing in use is written, whatever the flags. These tests
 //! make loop devices (root); without one they skip and say so, and in CI (`CI=true`) they fail.
 
-mod probe_common;
+use crate::probe_common;
 
 use assert_cmd::Command;
 use laneplan::probe::safety::{Reason, SafetyChecker};

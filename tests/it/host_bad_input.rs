@@ -1,6 +1,6 @@
 //! Bad input is reported per item and the audit goes on; gather replays exactly.
 
-mod common;
+use crate::common;
 
 use common::*;
 use laneplan::host::audit::{Audit, AuditOptions};
@@ -531,11 +531,7 @@ fn lspci_input_that_is_no_dump_is_a_located_error() {
     assert_eq!(err(&bin).2, "binary data (a NUL byte): not an lspci dump");
 }
 
-fn laneplan() -> assert_cmd::Command {
-    let mut c = assert_cmd::Command::cargo_bin("laneplan").unwrap();
-    c.timeout(std::time::Duration::from_secs(60));
-    c
-}
+use crate::common::laneplan;
 
 /// Exit code and stderr of a CLI run that must end (a hang fails the test).
 fn run_cli(args: &[&str]) -> (Option<i32>, String) {

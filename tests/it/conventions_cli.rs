@@ -1,12 +1,9 @@
 //! Terminal and ecosystem conventions (issue 15): did-you-mean for unknown ids, man pages,
 //! `dot -o`, clear errors for missing files and an empty `--mapped`.
 
-use assert_cmd::Command;
 use predicates::prelude::*;
 
-fn laneplan() -> Command {
-    Command::cargo_bin("laneplan").unwrap()
-}
+use crate::common::laneplan;
 
 #[test]
 fn did_you_mean_platforms_options_profiles_parts() {
@@ -266,7 +263,7 @@ fn readme_progress_line_is_what_the_formatter_prints() {
         expected: Some(std::time::Duration::from_secs(12)),
         expected_ios: None,
     };
-    let readme = include_str!("../README.md");
+    let readme = include_str!("../../README.md");
     let line = progress::line(&p);
     assert!(readme.contains(&format!("`{line}`")), "README lacks {line}");
 }

@@ -1,7 +1,6 @@
 //! The `flow`, `check` and `dot` commands, snapshots of their output for the example builds,
 //! and Graphviz rendering of the DOT.
 
-use assert_cmd::Command;
 use laneplan::flow::{self, Options};
 use laneplan::pcie::Model;
 use laneplan::plan;
@@ -28,11 +27,8 @@ fn example(name: &str) -> PathBuf {
         .join(name)
 }
 
-fn laneplan() -> Command {
-    // Unfitted output; tests/term_width.rs covers 80 columns.
-    let mut c = Command::cargo_bin("laneplan").unwrap();
-    c.args(["--wide", "--utf8"]);
-    c
+fn laneplan() -> assert_cmd::Command {
+    crate::common::laneplan_wide()
 }
 
 fn flow_of(name: &str) -> (plan::Report, flow::FlowReport) {

@@ -1,7 +1,7 @@
 //! Output files: regular files only, atomic, symlinks followed, modes kept (0644 for new files
 //! under umask 022). The library helper, and the CLI flags that use it.
 
-mod common;
+use crate::common;
 
 use laneplan::outfile;
 use std::os::unix::fs::{FileTypeExt, PermissionsExt};
@@ -164,11 +164,7 @@ fn fifos_devices_and_directories_are_refused_untouched() {
     only(t.path(), &keep);
 }
 
-fn laneplan() -> assert_cmd::Command {
-    let mut c = assert_cmd::Command::cargo_bin("laneplan").unwrap();
-    c.timeout(std::time::Duration::from_secs(60));
-    c
-}
+use crate::common::laneplan;
 
 #[test]
 fn cli_prometheus_and_svg_use_the_same_rules() {

@@ -1,16 +1,12 @@
 //! The binary: text, --json, --prometheus, gather, exit codes; snapshots of text and JSON.
 
-mod common;
+use crate::common;
 
-use assert_cmd::Command;
 use common::*;
 use predicates::prelude::*;
 
-fn laneplan() -> Command {
-    // Unfitted output; tests/term_width.rs covers 80 columns.
-    let mut c = Command::cargo_bin("laneplan").unwrap();
-    c.args(["--wide", "--utf8"]);
-    c
+fn laneplan() -> assert_cmd::Command {
+    crate::common::laneplan_wide()
 }
 
 fn ids() -> String {

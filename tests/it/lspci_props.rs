@@ -1,7 +1,7 @@
 //! The lspci parser never panics: random text and bytes, and the real dumps cut, spliced,
 //! mutated and re-ended (LF, CRLF, CR, BOM).
 
-mod common;
+use crate::common;
 
 use laneplan::host::{self, audit::AuditOptions};
 use proptest::prelude::*;
