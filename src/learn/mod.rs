@@ -964,7 +964,15 @@ fn write_files(
     }
     // Sockets from the CPUs' own facts (the first capture that shows them); else one per
     // NUMA node, said so.
-    let nodes: Vec<u32> = numas.keys().copied().collect();
+    // Every node the source shows (not only those with a port learned), dealt in order.
+    let mut all_nodes: BTreeSet<u32> = numas.keys().copied().collect();
+    for h in hosts {
+        all_nodes.extend(h.audit.functions.iter().filter_map(|f| f.numa_node));
+    }
+    let nodes: Vec<u32> = all_nodes.into_iter().collect();
+    for n in &nodes {
+        numas.entry(*n).or_insert((0, 1));
+    }
     let facts = hosts.iter().find_map(|h| h.sockets.clone());
     let plan = sockets::plan(facts.as_ref(), &nodes);
     let socket_of = |n: u32| -> String { format!("cpu{}", plan.socket_of(n)) };
@@ -1407,4 +1415,64 @@ pub fn loads(learned: &Learned, catalog: &Catalog) -> Result<(), String> {
         ));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_follow_the_loaders_grammar() {
+        for bad in [
+            "",
+            "/some/dir/victim",
+            "../x",
+            "x/y",
+            "a\nb",
+            "Upper",
+            ".x",
+            "-x",
+        ] {
+            let e = LearnedId::parse(bad).unwrap_err();
+            assert!(e.contains("id"), "{bad:?}: {e}");
+        }
+        assert!(LearnedId::parse(&"a".repeat(129)).is_err());
+        assert_eq!(
+            LearnedId::parse("r7525-lab.2").unwrap().as_str(),
+            "r7525-lab.2"
+        );
+    }
+
+    #[test]
+    fn non_ascii_product_names_give_usable_ids() {
+        let cases = [
+            ("PowerEdge R7525", "learned-poweredge-r7525"),
+            (
+                "Serveur Édition Spéciale",
+                "learned-serveur-edition-speciale",
+            ),
+            ("Straße Ø1", "learned-strasse-o1"),
+            ("\u{1b}[31mX\u{7}", "learned-31mx"),
+        ];
+        for (p, want) in cases {
+            let id = LearnedId::from_product(p);
+            assert_eq!(id.as_str(), want);
+            assert!(crate::platform::valid_id(id.as_str()));
+        }
+        // Nothing left of the name: a stable hashed id, never `learned-`.
+        let id = LearnedId::from_product("服务器");
+        assert!(
+            id.as_str().starts_with("learned-host-") && id.as_str().len() == 21,
+            "{id}"
+        );
+        assert_eq!(id, LearnedId::from_product("服务器"));
+        assert!(crate::platform::valid_id(id.as_str()));
+    }
+
+    #[test]
+    fn control_characters_are_made_visible() {
+        assert_eq!(clean("a\u{1b}b\nc\u{7f}"), "a\\u{1b}b\\u{a}c\\u{7f}");
+        assert_eq!(q("x\ny"), "'x\\u{a}y'");
+        assert!(!comment("p\n[options]").contains('\n'));
+    }
 }

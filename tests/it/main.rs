@@ -15,6 +15,7 @@ mod flow_props;
 mod host_audit;
 mod host_bad_input;
 mod learn;
+mod learn_hardening;
 mod learn_props;
 mod lspci_props;
 mod malformed;
