@@ -1469,6 +1469,56 @@ mod tests {
         assert!(crate::platform::valid_id(id.as_str()));
     }
 
+    fn r7425() -> HostView {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/shared/lspci-r7425");
+        let f = std::fs::read_dir(&dir)
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .find(|p| p.to_string_lossy().ends_with(".lspci-vvnn.txt"))
+            .unwrap();
+        read_lspci_file(&f, None).unwrap()
+    }
+
+    #[test]
+    fn files_the_loader_would_refuse_are_refused_with_the_reason() {
+        let cat = Catalog::builtin().unwrap();
+        let opts = LearnOptions {
+            id: Some(LearnedId::parse("x").unwrap()),
+            ..Default::default()
+        };
+        let l = learn(&r7425(), &cat, &opts);
+        assert_eq!(loads(&l, &cat), Ok(()));
+        // Over the loader's 16 MiB (a 100k-function host wrote 30 MB before).
+        let mut big = l.clone();
+        big.platform.push_str(&"# padding\n".repeat(1_700_000));
+        let e = loads(&big, &cat).unwrap_err();
+        assert!(
+            e.starts_with("platform/x.toml would be 17") && e.contains("over the 16 MiB"),
+            "{e}"
+        );
+        // A build naming a slot the platform lacks: `check` would fail, so nothing is written.
+        let mut bad = l.clone();
+        bad.build
+            .push_str("\n[[slot]]\nslot = \"nope\"\npart = \"intel-i350-rndc\"\n");
+        let e = loads(&bad, &cat).unwrap_err();
+        assert!(e.contains("build"), "{e}");
+        // A platform id the catalogue already has: the loader refuses the duplicate.
+        let dup = learn(
+            &r7425(),
+            &cat,
+            &LearnOptions {
+                id: Some(LearnedId::parse("r7425").unwrap()),
+                ..Default::default()
+            },
+        );
+        assert!(
+            loads(&dup, &cat)
+                .unwrap_err()
+                .contains("platform file would not load")
+        );
+    }
+
     #[test]
     fn control_characters_are_made_visible() {
         assert_eq!(clean("a\u{1b}b\nc\u{7f}"), "a\\u{1b}b\\u{a}c\\u{7f}");

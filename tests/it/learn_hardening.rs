@@ -416,3 +416,14 @@ fn control_characters_in_names_are_not_stored() {
         .unwrap();
     assert!(!show.stdout.contains(&0x1b));
 }
+
+#[test]
+fn an_id_the_loader_would_refuse_beside_the_catalogue_writes_nothing() {
+    // `r7425` is a built-in platform's id: the learned file would not load beside it.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let o = learn_cmd(&["--lspci", &dump("r7425"), "--id", "r7425"], &out);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("refusing to write"), "{}", stderr(&o));
+    assert!(!out.exists());
+}
