@@ -2,7 +2,7 @@
 //! never print or exit). Each has a stable code, so scripts and docs can refer to it.
 //!
 //! Code ranges: `LP00xx` input files, `LP01xx` build checks and lane budgets, `LP02xx`
-//! bandwidth, `LP03xx` live-host audit, `LP04xx` probes.
+//! bandwidth, `LP03xx` live-host audit, `LP04xx` probes, `LP05xx` learn.
 
 use serde::Serialize;
 use std::fmt;
@@ -164,6 +164,8 @@ code_table! {
     STALLED = "LP0417", "stalled", "error", "I/Os still outstanding after the drain grace (stalled device)";
     URING_PUNTS = "LP0418", "uring-punts", "note", "io_uring punts every I/O to one kernel worker: the thread engine runs instead";
     NOT_VERIFIED = "LP0419", "not-verified", "refusal", "--mapped on a capture: a write, or I/O on a node not verified on the live host";
+    LEARNED_NOTHING_PLANNED = "LP0500", "learned-nothing-planned", "warning", "learn: the host shows no part on a port, so the learned build plans nothing (its round trip proves nothing)";
+    LEARN_CAPTURES_DISAGREE = "LP0501", "learn-captures-disagree", "warning", "learn: the captures merged into one platform name different models or show different socket counts";
 }
 
 /// The table entry of a code string, if it is one.

@@ -108,7 +108,8 @@ pub fn run(args: LearnArgs, catalog: &super::plan::CatalogArgs) -> miette::Resul
     let files = learn::write(&learned, &args.out, args.force)
         .into_diagnostic()
         .wrap_err_with(|| format!("cannot write into {}", args.out.display()))?;
-    let findings = learn::input_findings(&views);
+    let mut findings = learn::input_findings(&views);
+    findings.extend(learn::learn_findings(&learned, &views));
     if args.json {
         let doc = serde_json::json!({
             "schema_version": 1,

@@ -313,6 +313,69 @@ pub fn input_findings(views: &[HostView]) -> Vec<Finding> {
         .collect()
 }
 
+/// What `learn` itself has to say about the result: a build that plans nothing (LP0500),
+/// captures that disagree on the model or the socket count (LP0501).
+pub fn learn_findings(learned: &Learned, views: &[HostView]) -> Vec<Finding> {
+    use crate::finding::{Location, code};
+    let mut out = Vec::new();
+    if learned.summary.planned == 0 {
+        out.push(
+            Finding::warning(
+                code::LEARNED_NOTHING_PLANNED,
+                format!(
+                    "the learned build plans no part: {} shows no device on a root port (only the platform's own functions or devices on a root bus)",
+                    clean(&views[0].source)
+                ),
+            )
+            .with_help("learn from a capture of the host with its cards and drives in place"),
+        );
+    }
+    let products: BTreeSet<&str> = views
+        .iter()
+        .filter_map(|v| v.audit.product.as_deref())
+        .collect();
+    let counts: BTreeSet<usize> = views
+        .iter()
+        .filter_map(|v| v.sockets.as_ref().map(|s| s.count))
+        .collect();
+    if products.len() > 1 || counts.len() > 1 {
+        let each: Vec<String> = views
+            .iter()
+            .map(|v| {
+                format!(
+                    "{}: {}, {} sockets",
+                    clean(&v.source),
+                    v.audit
+                        .product
+                        .as_deref()
+                        .map_or("no product name".into(), clean),
+                    v.sockets
+                        .as_ref()
+                        .map_or("?".into(), |s| s.count.to_string())
+                )
+            })
+            .collect();
+        out.push(
+            Finding::warning(
+                code::LEARN_CAPTURES_DISAGREE,
+                format!(
+                    "the captures merged into {} disagree: {}",
+                    learned.id,
+                    each.join("; ")
+                ),
+            )
+            .with_help(
+                "merge captures of one model only; the platform keeps the first capture's sockets",
+            )
+            .at(Location {
+                file: Some(clean(&views[1].source)),
+                ..Default::default()
+            }),
+        );
+    }
+    out
+}
+
 /// `s` for a terminal: control characters shown as `\u{1b}`.
 pub fn shown(s: &str) -> String {
     clean(s)

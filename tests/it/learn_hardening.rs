@@ -427,3 +427,50 @@ fn an_id_the_loader_would_refuse_beside_the_catalogue_writes_nothing() {
     assert!(stderr(&o).contains("refusing to write"), "{}", stderr(&o));
     assert!(!out.exists());
 }
+
+#[test]
+fn merging_captures_of_different_models_is_said() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = learn_cmd(
+        &["--lspci", &dump("r7525"), &dump("r7515"), "--id", "x"],
+        &dir.path().join("out"),
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(e.contains("LP0501"), "{e}");
+    assert!(e.contains("2 sockets") && e.contains("1 sockets"), "{e}");
+    // Captures of one model merge without it.
+    let o = learn_cmd(
+        &["--lspci", &dump("r7525"), &corpus("r7525")[0], "--id", "x"],
+        &dir.path().join("out2"),
+    );
+    assert!(!stderr(&o).contains("LP0501"), "{}", stderr(&o));
+}
+
+#[test]
+fn a_build_that_plans_nothing_is_said() {
+    // A real capture whose only functions sit on a root bus: nothing to plan.
+    let (_tmp, root) = crate::common::unpack("libnvme-power-nvme-multipath/tree-apple-nvme.tar.xz");
+    let dir = tempfile::tempdir().unwrap();
+    let o = learn_cmd(
+        &[
+            "--sysfs-root",
+            &root.display().to_string(),
+            "--id",
+            "x",
+            "--json",
+        ],
+        &dir.path().join("out"),
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(doc["summary"]["planned"], 0);
+    assert_eq!(doc["findings"][0]["code"], "LP0500", "{doc}");
+    // A capture with parts: no such warning.
+    let o = learn_cmd(
+        &["--lspci", &dump("r7425"), "--id", "x", "--json"],
+        &dir.path().join("o2"),
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(doc["findings"], serde_json::json!([]));
+}
