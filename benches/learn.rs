@@ -1,6 +1,7 @@
 //! Benchmark (not a test): `learn` on generated dumps of 10k, 20k, 40k and 100k functions.
-//! Prints the time of reading the dump (parse + audit) and of learning from it, per size, and
-//! the size of the platform file written; the target is learn on 100k functions <= 2 s
+//! Prints the time of reading the dump (parse + audit), of learning from it and of the check
+//! the CLI makes before writing (the files loaded, the build checked), per size, and the size
+//! of the platform file written; the target is learn on 100k functions <= 2 s
 //! (release; issue 22).
 //!
 //!     cargo bench --bench learn
@@ -76,8 +77,16 @@ fn main() {
         let l = learn::learn(&view, &catalog, &opts);
         let secs = t.elapsed().as_secs_f64();
         times.push((n, secs));
+        // What the CLI does before writing: the files loaded and the build checked.
+        let t = Instant::now();
+        let loads = learn::loads(&l, &catalog);
+        let check = t.elapsed().as_secs_f64();
         println!(
-            "learn {n:>7} functions: read {read:.3} s, learn {secs:.3} s; platform {:.1} MB, {} root complexes",
+            "learn {n:>7} functions: read {read:.3} s, learn {secs:.3} s, load+check {check:.3} s ({}); platform {:.1} MB, {} root complexes",
+            match &loads {
+                Ok(()) => "loads".to_string(),
+                Err(e) => format!("refused: {}", e.chars().take(300).collect::<String>()),
+            },
             l.platform.len() as f64 / 1e6,
             l.summary.root_complexes
         );

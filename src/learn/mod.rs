@@ -1454,19 +1454,32 @@ pub fn loads(learned: &Learned, catalog: &Catalog) -> Result<(), String> {
             ));
         }
     }
+    // `file:line:column: message` of the first error (the rest follow from it).
+    let first = |what: &str, errors: &[InputError]| -> String {
+        match errors.first() {
+            Some(e) => format!(
+                "the {what} would not load: {}:{}:{}: {}",
+                e.file, e.line, e.column, e.message
+            ),
+            None => format!("the {what} would not load"),
+        }
+    };
+    let pname = format!("platform/{}.toml", learned.id);
     let mut cat = catalog.clone();
-    let name = |rel: &str| rel.to_string();
     if let Some(parts) = &learned.parts {
-        cat.add_file(SourceFile::new(name("parts"), parts.clone()))
-            .map_err(|e| format!("the parts file would not load: {e:?}"))?;
+        cat.add_file(SourceFile::new(
+            format!("platform/{}-parts.toml", learned.id),
+            parts.clone(),
+        ))
+        .map_err(|e| first("parts file", &e.errors))?;
     }
-    cat.add_file(SourceFile::new(name("platform"), learned.platform.clone()))
-        .map_err(|e| format!("the platform file would not load: {e:?}"))?;
+    cat.add_file(SourceFile::new(pname, learned.platform.clone()))
+        .map_err(|e| first("platform file", &e.errors))?;
     let file = SourceFile::new("build.toml", learned.build.clone());
     let build: crate::platform::schema::BuildFile = crate::source::parse_toml(&file)
-        .map_err(|e| format!("the build file would not load: {e:?}"))?;
-    let report = crate::plan::check_build(&cat, &build, file)
-        .map_err(|e| format!("the build file would not check: {e:?}"))?;
+        .map_err(|e| first("build file", std::slice::from_ref(&e)))?;
+    let report =
+        crate::plan::check_build(&cat, &build, file).map_err(|e| first("build file", &e.errors))?;
     if let Some(f) = report
         .findings
         .iter()
