@@ -583,6 +583,12 @@ fn validate_platform(def: &PlatformFile, file: &SourceFile) -> Result<(), InputE
     };
     for s in &def.sockets {
         declare(&mut base, &[], &s.id, &mut errors);
+        let cpus = crate::cpu::builtin();
+        for c in s.cpu_default.iter().chain(&s.cpus) {
+            if cpus.cpu(c.get_ref()).is_none() {
+                errors.push(file.error(c.span(), cpus.unknown_cpu(c.get_ref())));
+            }
+        }
     }
     for f in &def.fabrics {
         for end in f.between.get_ref() {
