@@ -584,7 +584,11 @@ impl Ctx<'_> {
                     };
                     (
                         by_in.min(by_out),
-                        format!("{inn:.2} GB/s in for {r} copies, {out:.2} GB/s out"),
+                        if r > 1.0 {
+                            format!("{inn:.2} GB/s in for {r} copies, {out:.2} GB/s out")
+                        } else {
+                            format!("{inn:.2} GB/s from the clients")
+                        },
                     )
                 }
             };

@@ -43,6 +43,10 @@ pub const EMBEDDED: &[(&str, &str)] = &[
         include_str!("../../platforms/r7425.toml"),
     ),
     (
+        "platforms/nf5280m4.toml",
+        include_str!("../../platforms/nf5280m4.toml"),
+    ),
+    (
         "platforms/parts.toml",
         include_str!("../../platforms/parts.toml"),
     ),
