@@ -74,10 +74,12 @@ fn resolve_cpu(
         let Some(cpu) = cat.cpu(c.get_ref()) else {
             return Err(f.error(c.span(), cat.unknown_cpu(c.get_ref())).into());
         };
-        let allowed: Vec<&str> = sockets
-            .iter()
-            .flat_map(|s| s.cpus.iter().map(|c| c.get_ref().as_str()))
-            .collect();
+        let mut allowed: Vec<&str> = Vec::new();
+        for c in sockets.iter().flat_map(|s| &s.cpus) {
+            if !allowed.contains(&c.get_ref().as_str()) {
+                allowed.push(c.get_ref());
+            }
+        }
         if !allowed.is_empty() && !allowed.iter().any(|a| a.eq_ignore_ascii_case(&cpu.id)) {
             findings.push(
                 Finding::error(
