@@ -207,6 +207,10 @@ pub fn check(args: &CheckArgs, cat: &CatalogArgs) -> Result<ExitCode> {
     let sys = super::flow::system_report(&report, &opts, &args.system)?;
     if let Some((_, more)) = &sys {
         report.findings.extend(more.iter().cloned());
+        // Errors first, as `check` orders them.
+        report
+            .findings
+            .sort_by(|a, b| b.severity.cmp(&a.severity).then(a.code.cmp(b.code)));
     }
     if args.json {
         let mut v = json::report(&report, Some(("bandwidth", json::bandwidth(&bandwidth))));
