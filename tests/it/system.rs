@@ -269,3 +269,53 @@ fn a_cpu_the_platform_does_not_take_and_an_unknown_one_are_located() {
     assert_eq!(code, 2);
     assert!(err.contains("did you mean `xeon-gold-6130`?"), "{err}");
 }
+
+#[test]
+fn a_platform_naming_an_unknown_cpu_is_a_located_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string("platforms/nf5280m4.toml")
+        .unwrap()
+        .replace("id = \"nf5280m4\"", "id = \"nf5280m4-lab\"")
+        .replacen(
+            "cpu_default = \"xeon-e5-2699-v4\"",
+            "cpu_default = \"xeon-e5-2699-v5\"",
+            1,
+        );
+    let line = text
+        .lines()
+        .position(|l| l.contains("xeon-e5-2699-v5"))
+        .unwrap()
+        + 1;
+    std::fs::write(dir.path().join("lab.toml"), text).unwrap();
+    let (code, _, err) = run(laneplan()
+        .arg("--platform-dir")
+        .arg(dir.path())
+        .args(["show", "nf5280m4-lab"]));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains(&format!("lab.toml:{line}:15")), "{err}");
+    assert!(err.contains("unknown CPU `xeon-e5-2699-v5`"), "{err}");
+}
+
+#[test]
+fn a_builds_memory_speed_sets_the_memory_ceiling() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("b.toml");
+    let base = std::fs::read_to_string(NF5280).unwrap();
+    let with = |mts: &str| {
+        base.replace(
+            "cpu = \"xeon-e5-2699-v4\"",
+            &format!("cpu = \"xeon-e5-2699-v4\"\nmemory_mts = {mts}"),
+        )
+    };
+    // DDR4-2133 on the E5-2699 v4: 2 sockets x 4 channels x 2133 MT/s x 8 B = 136.51 GB/s.
+    std::fs::write(&p, with("2133")).unwrap();
+    let s = system("flow", p.to_str().unwrap(), &["--stack", "kernel-libaio"]);
+    assert_eq!(s["cpu"]["memory_mts"], 2133);
+    assert!(close(s["cpu"]["memory_gbs"].as_f64().unwrap(), 136.512));
+    // Above what the CPU runs: LP0121 at the value.
+    std::fs::write(&p, with("3200")).unwrap();
+    let (code, out, _) = run(laneplan().args(["check", "--no-tree"]).arg(&p));
+    assert_eq!(code, 1);
+    assert!(out.contains("error[LP0121]"), "{out}");
+    assert!(out.contains("b.toml:10:14"), "{out}");
+}
