@@ -71,6 +71,12 @@ fn request(platform: &str, parts: &[(String, usize)], options: &[(&str, &str)]) 
         objective: Objective::Read,
         keep_free: Vec::new(),
         top: 3,
+        // No time limit: the answers do not depend on the machine's load.
+        budget: place::Budget {
+            time_ms: 3_600_000,
+            nodes: u64::MAX,
+        },
+        ..Request::default()
     }
 }
 
