@@ -1215,7 +1215,7 @@ impl<'p, 'a> Search<'p, 'a> {
         ur = ur.min(self.full_ub.0);
         uw = uw.min(self.full_ub.1);
         let loss = e.cards.iter().fold(0.0, |a, c| a + c.narrow_loss_gbs);
-        let drive_value = wr * ur + ww * uw;
+        let drive_value = weighted(wr, ur, ww, uw);
         let has_nic = prob.cards.iter().any(|(p, _)| p.class == DeviceClass::Nic);
         let value = if prob.objective == Objective::Served && has_nic && prob.eval_opts.cards {
             served::served_gbs(&served::ServedInputs {
@@ -1589,12 +1589,14 @@ impl<'p, 'a> Search<'p, 'a> {
             // The value alone: the drives' aggregate with every reachable bay filled bounds
             // the weighted value (a narrowed card only lowers it) and the served figure.
             let (wr, ww, _) = self.prob.objective.weights();
-            let ub = wr * self.full_ub.0 + ww * self.full_ub.1;
+            let ub = weighted(wr, self.full_ub.0, ww, self.full_ub.1);
             if let Some(thr) = self.threshold()
                 && q(ub) < thr[0]
             {
                 self.stats.nodes_explored += 1;
                 self.stats.pruned_bound += 1;
+                // It bounds these cards only: the next card assignment gets its own.
+                self.full_ub = (f64::INFINITY, f64::INFINITY);
                 return;
             }
             self.drives(space, &live, 0, part);
@@ -1856,8 +1858,14 @@ fn static_bound(prob: &Problem) -> f64 {
             nic_tx_gbs: nic,
         })
     } else {
-        wr * r + ww * w
+        weighted(wr, r, ww, w)
     }
+}
+
+/// wr x r + ww x w, a zero weight leaving its term out (an infinite bound times 0 is NaN).
+fn weighted(wr: f64, r: f64, ww: f64, w: f64) -> f64 {
+    let term = |k: f64, x: f64| if k == 0.0 { 0.0 } else { k * x };
+    term(wr, r) + term(ww, w)
 }
 
 /// The trade-off between serving clients and the drives' own aggregate: the best placement
