@@ -4,7 +4,7 @@ use super::{Candidate, Difference, Outcome, Placement, Score};
 use serde_json::{Value, json};
 use std::fmt::Write;
 
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 fn placement_lines(out: &mut String, p: &Placement, indent: &str) {
     if !p.options.is_empty() {
