@@ -120,9 +120,9 @@ pub struct Budget {
     pub nodes: u64,
 }
 
-/// The default budget: 700 ms of search, so that the whole command (catalogue, vendor
+/// The default budget: 600 ms of search, so that the whole command (catalogue, vendor
 /// order, output) stays under 1 s.
-pub const DEFAULT_BUDGET_MS: u64 = 700;
+pub const DEFAULT_BUDGET_MS: u64 = 600;
 
 impl Default for Budget {
     fn default() -> Self {
@@ -1703,6 +1703,9 @@ impl<'p, 'a> Search<'p, 'a> {
         counts: &mut Vec<usize>,
     ) {
         let nd = self.prob.drives.len();
+        if self.out_of_budget() {
+            return;
+        }
         if d == nd {
             // Every part must still fit in the later groups.
             let ok = self
@@ -1996,12 +1999,17 @@ pub fn place_with_progress(
     })
 }
 
+/// How many option sets the vendor order tries.
+const VENDOR_OPTION_SETS: usize = 64;
+
 /// The vendor order: the first option set (defaults first) where greedy first fit by the
 /// platform's priority lists places every part; cards in the order given, drives in bay
 /// number order.
 fn vendor(prob: &Problem, best: Option<&Candidate>) -> Option<Vendor> {
     let mut first_try: Option<Vendor> = None;
-    for opts in &prob.option_sets {
+    // The first option sets only (defaults first): the vendor order is a reference, and the
+    // budget is the search's, not this loop's.
+    for opts in prob.option_sets.iter().take(VENDOR_OPTION_SETS) {
         let space = eval::space(prob.catalog, &prob.platform, opts)?;
         let (with_cards, _) = with_option_cards(prob, &space);
         let prob = &with_cards;

@@ -261,3 +261,30 @@ fn issue_21_connectx5_gets_an_x16_slot() {
         "{text}"
     );
 }
+
+/// A node budget stops the search with the best placement found so far: not proven, the
+/// budget that stopped it, the bound from the parts' specs and the gap to it.
+#[test]
+fn node_budget_gives_the_best_found_and_the_gap() {
+    let mut args = R740XD.to_vec();
+    args.extend(["--budget-nodes", "40", "--objective", "read", "--json"]);
+    let (code, out, err) = laneplan(&args);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["proven_optimal"], false);
+    assert_eq!(v["stopped"], "nodes");
+    assert_eq!(v["budget"]["nodes"], 40);
+    assert_eq!(v["stats"]["nodes_explored"], 40);
+    // The parts' specs: 12 x 3.5 GB/s + 12 x 2.1 GB/s read.
+    assert_eq!(format!("{:.2}", v["bound_gbs"].as_f64().unwrap()), "67.20");
+    // The first placement found is the optimum (48.80 GB/s read), not yet proven.
+    assert_eq!(v["best"]["score"]["value"], 48.8);
+    assert_eq!(format!("{:.2}", v["gap_gbs"].as_f64().unwrap()), "18.40");
+    args.pop();
+    let (code, text, err) = laneplan(&args);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        text.contains("Best placement found (not proven optimal: the 40-node budget ran out"),
+        "{text}"
+    );
+}
