@@ -2000,7 +2000,7 @@ pub fn place_with_progress(
 }
 
 /// How many option sets the vendor order tries.
-const VENDOR_OPTION_SETS: usize = 64;
+const VENDOR_OPTION_SETS: usize = 16;
 
 /// The vendor order: the first option set (defaults first) where greedy first fit by the
 /// platform's priority lists places every part; cards in the order given, drives in bay
