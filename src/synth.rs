@@ -311,3 +311,120 @@ pub fn platform_toml(n_devices: usize, sockets: usize) -> (String, String) {
     );
     (p, build)
 }
+
+/// A generated platform for `place`'s stress benchmark (benches/place.rs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PlaceStress {
+    /// Distinct card types in the parts list, one card each (1 to 8).
+    pub card_types: usize,
+    /// PCIe slots (2 to 40): two x8 slots sharing an x16 root complex (x8x8), then an x16
+    /// slot on its own, and so on.
+    pub slots: usize,
+    /// NVMe bay groups of four bays, each on its own root complex (2 to 16).
+    pub bay_groups: usize,
+    /// Option keys with two choices each (0 to 10: up to 1,024 option sets). Key k < bay
+    /// groups switches group k between a Gen3 backplane (default) and a Gen4 kit; the keys
+    /// beyond change nothing (their second choice is dominated).
+    pub option_keys: usize,
+}
+
+/// The card types the stress parts lists draw from, in order (PCIe cards of the built-in
+/// catalogue: NICs of x8 and x16 edge, a boot card, an x16 accelerator).
+pub const STRESS_CARDS: [&str; 8] = [
+    "intel-x710-da2",
+    "mellanox-cx5-100g",
+    "mellanox-cx4lx-25g",
+    "boss-s1",
+    "mellanox-cx6dx-100g",
+    "intel-i350-t4",
+    "broadcom-5720-2p-dell",
+    "xilinx-10ee-5000",
+];
+
+/// The platform file (id `stress`) and the parts list: one card of each type, Gen4 drives
+/// in three quarters of the bays and Gen3 drives in the rest.
+pub fn place_stress(s: &PlaceStress) -> (String, Vec<(String, usize)>) {
+    use std::fmt::Write;
+    let mut p =
+        String::from("id = \"stress\"\nname = \"Generated stress platform\"\nform = \"2U\"\n\n");
+    let mut rcs: Vec<(usize, &str)> = Vec::new(); // (socket, bifurcation)
+    let mut slot_rc = Vec::new();
+    let mut i = 0;
+    while i < s.slots {
+        if i % 3 == 2 {
+            rcs.push((rcs.len() % 2, "[\"x16\"]"));
+            slot_rc.push((rcs.len() - 1, 16u8));
+            i += 1;
+        } else {
+            rcs.push((rcs.len() % 2, "[\"x16\", \"x8x8\"]"));
+            slot_rc.push((rcs.len() - 1, 8));
+            if i + 1 < s.slots && (i + 1) % 3 != 2 {
+                slot_rc.push((rcs.len() - 1, 8));
+                i += 1;
+            }
+            i += 1;
+        }
+    }
+    let first_group_rc = rcs.len();
+    for _ in 0..s.bay_groups {
+        rcs.push((rcs.len() % 2, "[\"x16\", \"x4x4x4x4\"]"));
+    }
+    for k in 0..2 {
+        let lanes = 16 * rcs.iter().filter(|r| r.0 == k).count();
+        let _ = writeln!(
+            p,
+            "[[socket]]\nid = \"cpu{k}\"\nlabel = \"CPU{k}\"\nindex = {k}\ncpu = \"generated\"\nlanes = {lanes}\ngen = 4\nnuma_nodes = [{k}]\n"
+        );
+    }
+    p.push_str("[[fabric]]\nkind = \"UPI\"\nbetween = [\"cpu0\", \"cpu1\"]\nlinks = 2\ngbs_per_link = 20.8\n\n");
+    for (r, (sock, bif)) in rcs.iter().enumerate() {
+        let _ = writeln!(
+            p,
+            "[[root_complex]]\nid = \"rc{r}\"\nlabel = \"RC {r}\"\nsocket = \"cpu{sock}\"\nlanes = 16\ngen = 4\nnuma_node = {sock}\nbifurcation = {bif}\n"
+        );
+    }
+    for (i, (rc, w)) in slot_rc.iter().enumerate() {
+        let _ = writeln!(
+            p,
+            "[[slot]]\nid = \"slot{}\"\nlabel = \"Slot {}\"\nroot_complex = \"rc{rc}\"\nelectrical = {w}\nmechanical = {w}\nheight = \"low\"\nlength = \"half\"\n",
+            i + 1,
+            i + 1
+        );
+    }
+    let group = |g: usize, bp: u8| {
+        format!(
+            "bays = \"{}-{}\"\nsize = \"2.5\"\ninterfaces = [\"nvme\"]\nvia = \"direct\"\nto = \"rc{}\"\nbackplane_gen = {bp}\n",
+            4 * g,
+            4 * g + 3,
+            first_group_rc + g
+        )
+    };
+    for g in s.option_keys.min(s.bay_groups)..s.bay_groups {
+        let _ = writeln!(p, "[[bays]]\n{}", group(g, 4));
+    }
+    for k in 0..s.option_keys {
+        let _ = writeln!(
+            p,
+            "[[option]]\nkey = \"opt{k}\"\nlabel = \"Option {k}\"\ndefault = \"a\"\n\n[[option.choice]]\nvalue = \"a\"\nlabel = \"a\""
+        );
+        if k < s.bay_groups {
+            let _ = writeln!(p, "\n[[option.choice.bays]]\n{}", group(k, 3));
+        }
+        p.push_str("\n[[option.choice]]\nvalue = \"b\"\nlabel = \"b\"\n");
+        if k < s.bay_groups {
+            let _ = writeln!(p, "\n[[option.choice.bays]]\n{}", group(k, 4));
+        }
+        p.push('\n');
+    }
+    let bays = 4 * s.bay_groups;
+    let mut parts: Vec<(String, usize)> = STRESS_CARDS[..s.card_types.clamp(1, 8)]
+        .iter()
+        .map(|c| (c.to_string(), 1))
+        .collect();
+    let gen4 = bays * 3 / 4;
+    parts.push(("skhynix-pe8010-3.84tb".into(), gen4));
+    if bays > gen4 {
+        parts.push(("micron-9300-pro-3.84tb".into(), bays - gen4));
+    }
+    (p, parts)
+}

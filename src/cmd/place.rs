@@ -1,6 +1,7 @@
 //! `place`: argument struct and printing; the search is `laneplan::place`.
 
 use clap::Args;
+use laneplan::flow::Scope;
 use laneplan::place::{self, Objective, Request, parse_part_arg, report};
 use miette::{IntoDiagnostic, Result, miette};
 use std::path::{Path, PathBuf};
@@ -20,9 +21,26 @@ pub struct PlaceArgs {
     /// Search every value of the options not fixed with --option.
     #[arg(long)]
     pub any_option: bool,
-    /// What the score maximises first (docs/place.md).
-    #[arg(long, default_value = "read", value_parser = parse_objective)]
+    /// What the score maximises first (docs/place.md): `auto` is `served` when a NIC with a
+    /// spec is listed, `read` otherwise.
+    #[arg(long, default_value = "auto", value_parser = parse_objective)]
     pub objective: Objective,
+    /// Which devices offer traffic to the read and write aggregates: `drives`, `nvme` or
+    /// `all` (NICs, GPUs, boot cards too), as in `flow`.
+    #[arg(
+        long = "devices",
+        default_value = "drives",
+        value_name = "drives|nvme|all"
+    )]
+    pub devices: Scope,
+    /// Search time budget in milliseconds: the best placement found by then is the answer,
+    /// with the gap to the bound when it is not proven optimal.
+    #[arg(long, default_value_t = place::DEFAULT_BUDGET_MS, value_name = "MS",
+          value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
+    pub budget_ms: u64,
+    /// Search node budget (option sets, card and bay-group decisions); unlimited by default.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub budget_nodes: Option<u64>,
     /// A slot that must stay empty (repeatable).
     #[arg(long, value_name = "SLOT")]
     pub keep_free: Vec<String>,
@@ -51,8 +69,27 @@ pub fn run(args: &PlaceArgs, cat: &super::plan::CatalogArgs) -> Result<ExitCode>
         objective: args.objective,
         keep_free: args.keep_free.clone(),
         top: args.top as usize,
+        devices: args.devices,
+        budget: place::Budget {
+            time_ms: args.budget_ms,
+            nodes: args.budget_nodes.unwrap_or(u64::MAX),
+        },
     };
-    let outcome = place::place(&catalog, &req).map_err(|e| match &e.help {
+    // A progress line on a terminal (stderr only, redrawn in place), for long runs.
+    let tty = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let mut drew = false;
+    let mut progress = |p: &place::Progress| {
+        if !tty || p.elapsed < std::time::Duration::from_millis(300) {
+            return;
+        }
+        drew = true;
+        eprint!("\r\x1b[2K{}", report::progress_line(p));
+    };
+    let result = place::place_with_progress(&catalog, &req, &mut progress);
+    if drew {
+        eprint!("\r\x1b[2K");
+    }
+    let outcome = result.map_err(|e| match &e.help {
         Some(h) => miette!(help = h.clone(), "{}", e.message),
         None => miette!("{}", e.message),
     })?;

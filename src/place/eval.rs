@@ -45,6 +45,9 @@ pub struct SlotSpec {
     /// The option value that reserves it for its extender cards.
     pub reserved_by: Option<String>,
     pub root_complex: String,
+    /// Everything `check` and the flow read of the slot but its id and label: two slots with
+    /// the same twin key are interchangeable (symmetry breaking).
+    pub twin_key: String,
 }
 
 /// A group of bays that share one path (interchangeable bays).
@@ -171,6 +174,18 @@ pub fn space(
             length: s.def.length,
             reserved_by: s.reserved_by.clone(),
             root_complex: s.def.root_complex.get_ref().clone(),
+            twin_key: format!(
+                "{:?}|{}|{}|{:?}|{:?}|{:?}|{:?}|{}|{:?}",
+                s.def.kind.get_ref(),
+                s.def.electrical.get_ref().get(),
+                s.def.mechanical.get_ref().get(),
+                s.def.height,
+                s.def.length,
+                s.def.generation.as_ref().map(|g| g.get_ref()),
+                s.def.riser,
+                s.def.root_complex.get_ref(),
+                s.reserved_by
+            ),
         })
         .collect();
     slots.sort_by(|a, b| order(&a.id).cmp(&order(&b.id)).then(a.id.cmp(&b.id)));
@@ -250,6 +265,8 @@ fn toml_key(k: &str) -> String {
 pub struct Evaluated {
     pub report: Report,
     pub flow: Option<FlowReport>,
+    /// The cards' own figures, when asked for (`EvalOpts::cards`).
+    pub cards: Vec<CardFigures>,
 }
 
 impl Evaluated {
@@ -264,13 +281,129 @@ impl Evaluated {
     }
 }
 
+/// What an evaluation measures besides `check`: which devices offer traffic to the
+/// aggregates (`flow --devices`), and whether the cards' own figures (NICs, narrowed cards)
+/// are wanted (a second flow with every device, read only for the cards).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct EvalOpts {
+    pub scope: flow::Scope,
+    pub cards: bool,
+}
+
 /// Checks a build file text as `laneplan check` would (default flow options).
 pub fn evaluate(catalog: &Catalog, name: &str, text: &str) -> Result<Evaluated, String> {
+    evaluate_with(catalog, name, text, EvalOpts::default())
+}
+
+/// Checks a build file text as `laneplan check` would, the bandwidth with `opts`.
+pub fn evaluate_with(
+    catalog: &Catalog,
+    name: &str,
+    text: &str,
+    opts: EvalOpts,
+) -> Result<Evaluated, String> {
     let file = SourceFile::new(name, text.to_string());
     let build: BuildFile = parse_toml(&file).map_err(|e| format!("{e:?}"))?;
     let mut report = plan::check_build(catalog, &build, file).map_err(|e| format!("{e:?}"))?;
-    let flow = flow::attach(&mut report, &flow::Options::default()).ok();
-    Ok(Evaluated { report, flow })
+    let fo = flow::Options {
+        scope: opts.scope,
+        ..flow::Options::default()
+    };
+    let flow = flow::attach(&mut report, &fo).ok();
+    let cards = if opts.cards
+        && !report
+            .findings
+            .iter()
+            .any(|f| f.severity == Severity::Error)
+    {
+        card_figures(
+            catalog,
+            &report,
+            flow.as_ref().filter(|_| opts.scope == flow::Scope::All),
+        )
+    } else {
+        Vec::new()
+    };
+    Ok(Evaluated {
+        report,
+        flow,
+        cards,
+    })
+}
+
+/// One card's own traffic figures (every device offering traffic), per direction: the
+/// device's expected figure alone (its spec capped by its path) and what it would reach at
+/// its full edge width.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CardFigures {
+    pub slot: String,
+    pub part: String,
+    pub class: DeviceClass,
+    /// Edge width and the width the slot gives it.
+    pub edge: u8,
+    pub electrical: u8,
+    /// Expected alone (GB/s): toward memory (read) and from memory (write).
+    pub read_gbs: f64,
+    pub write_gbs: f64,
+    /// What it loses by running narrower than its edge (GB/s, the larger direction); 0
+    /// when the slot gives it every lane.
+    pub narrow_loss_gbs: f64,
+}
+
+/// The cards' figures, from a flow with every device (`all`, reused when the evaluation's own
+/// flow is one).
+fn card_figures(catalog: &Catalog, report: &Report, all: Option<&FlowReport>) -> Vec<CardFigures> {
+    let own;
+    let f = match all {
+        Some(f) => f,
+        None => {
+            let fo = flow::Options {
+                scope: flow::Scope::All,
+                ..flow::Options::default()
+            };
+            match flow::analyze_plan(&report.plan, &fo) {
+                Ok((r, _)) => {
+                    own = r;
+                    &own
+                }
+                Err(_) => return Vec::new(),
+            }
+        }
+    };
+    let plan = &report.plan;
+    let mut out = Vec::new();
+    for (slot, info) in &plan.slots {
+        let Some((node, part)) = &info.card else {
+            continue;
+        };
+        let Some(d) = f.devices.iter().find(|d| d.node == *node) else {
+            continue;
+        };
+        let electrical = info.def.electrical.get_ref().get();
+        let edge = catalog
+            .part(part)
+            .map(|p| p.mechanical())
+            .unwrap_or(electrical)
+            .max(electrical);
+        let loss = |x: &flow::DeviceDir| {
+            if edge <= electrical || x.ceiling_by.kind != "link" {
+                return 0.0;
+            }
+            let full = (x.ceiling_gbs * f64::from(edge) / f64::from(electrical)).min(x.spec_gbs);
+            (full - x.alone_gbs).max(0.0)
+        };
+        out.push(CardFigures {
+            slot: slot.clone(),
+            part: part.clone(),
+            class: d.class,
+            edge,
+            electrical,
+            read_gbs: d.read.alone_gbs,
+            write_gbs: d.write.alone_gbs,
+            narrow_loss_gbs: loss(&d.read).max(loss(&d.write)),
+        });
+    }
+    out
 }
 
 /// One NUMA node's traffic in a candidate (mean of read and write fair shares).

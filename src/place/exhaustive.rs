@@ -79,7 +79,7 @@ pub fn best(
                     bays: bays.clone(),
                 };
                 let text = pl.to_toml(&prob.platform.id, "enumerated");
-                let Ok(e) = eval::evaluate(catalog, "enumerated.toml", &text) else {
+                let Ok(e) = prob.evaluate("enumerated.toml", &text) else {
                     continue;
                 };
                 if e.has_errors() {

@@ -15,8 +15,10 @@
 pub mod eval;
 pub mod exhaustive;
 pub mod report;
+pub mod served;
 
-use crate::finding::Finding;
+use crate::finding::{Finding, Severity, Subject};
+use crate::flow::Scope;
 use crate::platform::Catalog;
 use crate::platform::schema::{Via, parse_bay_list};
 use crate::topology::DeviceClass;
@@ -25,13 +27,17 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::str::FromStr;
+use std::time::{Duration, Instant};
 
 /// What the score maximises first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Objective {
-    /// Aggregate read ceiling (max-flow, all drives at once).
+    /// `served` when the parts list has a NIC with a spec, `read` otherwise (resolved before
+    /// the search; an outcome never carries it).
     #[default]
+    Auto,
+    /// Aggregate read ceiling (max-flow, all drives at once).
     Read,
     /// Aggregate write ceiling.
     Write,
@@ -39,13 +45,16 @@ pub enum Objective {
     Mixed,
     /// 0.5 x read + 0.5 x write - NUMA imbalance.
     Balanced,
+    /// What the node delivers to clients: min(drive read aggregate, NIC transmit
+    /// aggregate) (see [`served`]).
+    Served,
 }
 
 impl Objective {
     /// (read weight, write weight, NUMA imbalance weight).
     pub fn weights(self) -> (f64, f64, f64) {
         match self {
-            Objective::Read => (1.0, 0.0, 0.0),
+            Objective::Read | Objective::Served | Objective::Auto => (1.0, 0.0, 0.0),
             Objective::Write => (0.0, 1.0, 0.0),
             Objective::Mixed => (0.7, 0.3, 0.0),
             Objective::Balanced => (0.5, 0.5, 1.0),
@@ -53,10 +62,12 @@ impl Objective {
     }
     pub fn name(self) -> &'static str {
         match self {
+            Objective::Auto => "auto",
             Objective::Read => "read",
             Objective::Write => "write",
             Objective::Mixed => "mixed",
             Objective::Balanced => "balanced",
+            Objective::Served => "served",
         }
     }
 }
@@ -69,8 +80,10 @@ impl FromStr for Objective {
             "write" => Ok(Objective::Write),
             "mixed" => Ok(Objective::Mixed),
             "balanced" => Ok(Objective::Balanced),
+            "served" => Ok(Objective::Served),
+            "auto" => Ok(Objective::Auto),
             _ => Err(format!(
-                "expected read, write, mixed or balanced, got `{s}`"
+                "expected auto, read, write, mixed, balanced or served, got `{s}`"
             )),
         }
     }
@@ -91,6 +104,45 @@ pub struct Request {
     pub keep_free: Vec<String>,
     /// How many distinct placements to report (the best first); at least 1.
     pub top: usize,
+    /// Which devices offer traffic to the read and write aggregates (`flow --devices`).
+    pub devices: Scope,
+    /// When the search stops with the best found so far.
+    pub budget: Budget,
+}
+
+/// The search's budget: it stops at whichever comes first and answers with the best
+/// placement found, proven optimal or with the gap to the bound.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Budget {
+    /// Wall time of the search, milliseconds.
+    pub time_ms: u64,
+    /// Search nodes (option sets, card and bay-group decisions).
+    pub nodes: u64,
+}
+
+/// The default budget: 600 ms of search, so that the whole command (catalogue, vendor
+/// order, output) stays under 1 s.
+pub const DEFAULT_BUDGET_MS: u64 = 600;
+
+impl Default for Budget {
+    fn default() -> Self {
+        Budget {
+            time_ms: DEFAULT_BUDGET_MS,
+            nodes: u64::MAX,
+        }
+    }
+}
+
+/// A progress report of a running search (about ten a second).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Progress {
+    pub elapsed: Duration,
+    pub nodes: u64,
+    /// Option sets started, of all.
+    pub option_set: usize,
+    pub option_sets: usize,
+    /// The best objective value found so far.
+    pub best: Option<f64>,
 }
 
 /// A request that cannot be searched: unknown platform, part, option, value or slot.
@@ -181,19 +233,34 @@ impl Placement {
 }
 
 /// The score of a placement. Compared lexicographically by [`Score::key`]:
-/// 1. `value` (objective: weighted aggregate ceilings, GB/s), higher first;
-/// 2. read + write aggregate, higher first;
-/// 3. NUMA imbalance (busiest NUMA node's traffic minus the mean), lower first;
-/// 4. worst oversubscription (demand / capacity of any shared element), lower first;
-/// 5. free slot lanes (electrical lanes of empty, unreserved PCIe slots), higher first;
-/// 6. options changed from their defaults, fewer first;
-/// 7. distance from the vendor's order (priority rank of each card's slot, bay numbers of
+/// 1. `value` (objective: the served figure, or the weighted aggregates less what narrowed
+///    cards lose, GB/s), higher first;
+/// 2. what cards running narrower than their edge lose (GB/s), lower first;
+/// 3. the objective over the drives alone (`drive_value`), higher first;
+/// 4. read + write aggregate, higher first;
+/// 5. NUMA imbalance (busiest NUMA node's traffic minus the mean), lower first;
+/// 6. worst oversubscription (demand / capacity of any shared element), lower first;
+/// 7. free slot lanes (electrical lanes of empty, unreserved PCIe slots), higher first;
+/// 8. options changed from their defaults, fewer first;
+/// 9. distance from the vendor's order (priority rank of each card's slot, bay numbers of
 ///    drives), lower first.
 ///
 /// GB/s and ratios are compared at 1 MB/s (0.001) resolution.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Score {
     pub value: f64,
+    /// The objective over the drives (read, write, mixed or balanced; read for `served`).
+    pub drive_value: f64,
+    /// What the node serves to clients (the `served` objective; absent without a NIC).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub served_gbs: Option<f64>,
+    /// The NICs' transmit aggregate (absent without a NIC).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nic_tx_gbs: Option<f64>,
+    /// What cards running narrower than their edge lose, summed (GB/s).
+    pub narrow_loss_gbs: f64,
+    /// Those cards.
+    pub narrowed: Vec<Narrowed>,
     pub read_gbs: f64,
     pub write_gbs: f64,
     pub numa_imbalance_gbs: f64,
@@ -204,8 +271,18 @@ pub struct Score {
     pub vendor_distance: u32,
 }
 
+/// A card in a slot narrower than its edge, and what it loses there.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Narrowed {
+    pub slot: String,
+    pub part: String,
+    pub edge: u8,
+    pub electrical: u8,
+    pub loss_gbs: f64,
+}
+
 /// The comparison key of a score: larger is better, element by element.
-pub type Key = [i64; 7];
+pub type Key = [i64; 9];
 
 fn q(x: f64) -> i64 {
     (x * 1000.0).round() as i64
@@ -215,6 +292,8 @@ impl Score {
     pub fn key(&self) -> Key {
         [
             q(self.value),
+            -q(self.narrow_loss_gbs),
+            q(self.drive_value),
             q(self.read_gbs + self.write_gbs),
             -q(self.numa_imbalance_gbs),
             -q(self.oversubscription),
@@ -226,8 +305,10 @@ impl Score {
 }
 
 /// Names of the key's elements (for "what the runner-up gives up").
-pub const KEY_NAMES: [&str; 7] = [
+pub const KEY_NAMES: [&str; 9] = [
     "objective value",
+    "lost by narrowed cards",
+    "objective over the drives",
     "read + write aggregate",
     "NUMA imbalance",
     "oversubscription",
@@ -257,8 +338,29 @@ pub struct Candidate {
     pub placement: Placement,
     pub score: Score,
     pub binding: Binding,
-    /// Warnings `check` reports for it (codes and messages).
-    pub warnings: Vec<String>,
+    /// Warnings `check` reports for it.
+    pub warnings: Vec<Warning>,
+}
+
+/// A finding `check` reports for a placement, as data.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Warning {
+    pub code: &'static str,
+    pub severity: Severity,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub subject: Option<Subject>,
+    pub message: String,
+}
+
+impl Warning {
+    fn of(f: &Finding) -> Warning {
+        Warning {
+            code: f.code,
+            severity: f.severity,
+            subject: f.subject.clone(),
+            message: f.message.clone(),
+        }
+    }
 }
 
 /// Search statistics.
@@ -272,6 +374,11 @@ pub struct Stats {
     pub pruned_infeasible: u64,
     /// Nodes cut by the bound.
     pub pruned_bound: u64,
+    /// Card choices skipped as the mirror image of another (interchangeable slots).
+    pub pruned_symmetry: u64,
+    /// Option sets left out as dominated: a choice that changes nothing but the option
+    /// value (or only reserves slots) against a default that changes nothing.
+    pub option_sets_dominated: u64,
     /// Complete candidates scored.
     pub leaves: u64,
     /// Partial and complete candidates run through the planner.
@@ -320,8 +427,26 @@ pub struct Outcome {
     pub platform: String,
     pub platform_name: String,
     pub objective: Objective,
+    /// Which devices offered traffic to the aggregates.
+    pub devices: Scope,
     pub parts: Vec<(String, usize)>,
     pub stats: Stats,
+    /// A placement was found and the search completed: nothing unexplored does better.
+    pub proven_optimal: bool,
+    /// Why the search stopped before it completed (`time`, `nodes`); `None` when it did.
+    pub stopped: Option<&'static str>,
+    /// An upper bound on the objective value of every placement (GB/s): the best's own
+    /// value when proven; the parts' specs when the budget stopped the search (infinite
+    /// when a drive states no spec).
+    pub bound: Option<f64>,
+    /// bound - best value (GB/s) when a placement was found and the bound is finite.
+    pub gap_gbs: Option<f64>,
+    pub budget: Budget,
+    /// Wall time of `place` (not in the JSON: it differs run to run).
+    pub elapsed_ms: f64,
+    /// With NICs (served objective): the best placement for the drives alone, when it is
+    /// another one, and what it serves.
+    pub tradeoff: Option<Tradeoff>,
     /// Best first; empty when nothing fits.
     pub ranked: Vec<Candidate>,
     /// What the runner-up gives up against the best.
@@ -360,6 +485,8 @@ pub fn differences(best: &Score, other: &Score) -> Vec<Difference> {
     let vals = |s: &Score| {
         [
             s.value,
+            s.narrow_loss_gbs,
+            s.drive_value,
             s.read_gbs + s.write_gbs,
             s.numa_imbalance_gbs,
             s.oversubscription,
@@ -370,7 +497,7 @@ pub fn differences(best: &Score, other: &Score) -> Vec<Difference> {
     };
     let (a, b) = (vals(best), vals(other));
     let (ka, kb) = (best.key(), other.key());
-    (0..7)
+    (0..9)
         .filter(|&i| ka[i] != kb[i])
         .map(|i| Difference {
             measure: KEY_NAMES[i],
@@ -393,6 +520,17 @@ pub(crate) struct Problem<'a> {
     pub option_sets: Vec<BTreeMap<String, String>>,
     pub objective: Objective,
     pub keep_free: Vec<String>,
+    /// What each evaluation measures (devices offering traffic, the cards' own figures).
+    pub eval_opts: eval::EvalOpts,
+    /// Option sets left out as dominated.
+    pub dominated: u64,
+}
+
+impl Problem<'_> {
+    /// Runs the planner on a build file text with this problem's measures.
+    pub(crate) fn evaluate(&self, name: &str, text: &str) -> Result<Evaluated, String> {
+        eval::evaluate_with(self.catalog, name, text, self.eval_opts)
+    }
 }
 
 pub(crate) fn resolve<'a>(
@@ -460,13 +598,47 @@ pub(crate) fn resolve<'a>(
         fixed.insert(k.clone(), v.clone());
     }
     // Option sets: the cartesian product, defaults first so ties keep the default.
+    // Dominance: a choice that changes nothing (or only reserves slots) is never better
+    // than a default that changes nothing (same space or a restriction of it, one more option
+    // off its default); choices that change nothing are interchangeable with each other (the
+    // smallest value sorts first among equal scores).
     let mut option_sets: Vec<BTreeMap<String, String>> = vec![BTreeMap::new()];
+    let mut full_count: u64 = 1;
+    let defs = catalog.platform(&platform.id).map(|p| &p.def.options);
     for o in &platform.options {
         let values: Vec<String> = if let Some(v) = fixed.get(&o.key) {
             vec![v.clone()]
         } else if req.any_option {
             let mut v = vec![o.default.clone()];
             v.extend(o.values.iter().filter(|x| **x != o.default).cloned());
+            full_count = full_count.saturating_mul(v.len() as u64);
+            let choices = defs
+                .and_then(|d| d.iter().find(|d| d.key.get_ref() == &o.key))
+                .map(|d| d.choices.as_slice())
+                .unwrap_or_default();
+            let kind = |value: &str| {
+                choices
+                    .iter()
+                    .find(|c| c.value.get_ref() == value)
+                    .map(choice_effect)
+            };
+            let default_inert = kind(&o.default) == Some(Effect::None);
+            let mut inert_kept = false;
+            let mut sorted: Vec<String> = v[1..].to_vec();
+            sorted.sort();
+            let mut keep = vec![o.default.clone()];
+            for x in sorted {
+                match kind(&x) {
+                    Some(Effect::None | Effect::ReservesOnly) if default_inert => {}
+                    Some(Effect::None) if inert_kept => {}
+                    Some(Effect::None) => {
+                        inert_kept = true;
+                        keep.push(x);
+                    }
+                    _ => keep.push(x),
+                }
+            }
+            v.retain(|x| keep.contains(x));
             v
         } else {
             vec![o.default.clone()]
@@ -481,6 +653,7 @@ pub(crate) fn resolve<'a>(
         }
         option_sets = next;
     }
+    let dominated = full_count.saturating_sub(option_sets.len() as u64);
     for s in &req.keep_free {
         let known = option_sets.iter().any(|o| {
             eval::space(catalog, &platform, o).is_some_and(|sp| sp.slots.iter().any(|x| &x.id == s))
@@ -492,19 +665,38 @@ pub(crate) fn resolve<'a>(
             ));
         }
     }
+    let has_nic = cards
+        .iter()
+        .any(|(p, _)| p.class == DeviceClass::Nic && p.write_gbs.is_finite());
+    let objective = match req.objective {
+        Objective::Auto if has_nic => Objective::Served,
+        Objective::Auto => Objective::Read,
+        o => o,
+    };
+    if objective == Objective::Served && req.devices == Scope::All {
+        return Err(req_err(
+            "--objective served reads the drives' aggregate: it takes --devices drives or nvme, not all".into(),
+            Some("the NICs are weighed by the served objective itself".into()),
+        ));
+    }
+    // The cards' own figures are read when a card offers traffic (a NIC, a boot card):
+    // served storage and what a narrowed card loses need them.
+    let cards_traffic = cards.iter().any(|(p, _)| p.write_gbs.is_finite());
     Ok(Problem {
         catalog,
         platform,
         cards,
         drives,
         option_sets,
-        objective: req.objective,
+        objective,
         keep_free: req.keep_free.clone(),
+        eval_opts: eval::EvalOpts {
+            scope: req.devices,
+            cards: cards_traffic,
+        },
+        dominated,
     })
 }
-
-/// One option set's space, its problem with the option's cards added, and those cards.
-type OptionSet<'a> = (Space, Problem<'a>, Vec<(String, usize)>);
 
 /// The problem for one option set: the request's cards plus those the option ships with and
 /// the request lacks. A bay group of the option that reaches the host through its own card
@@ -580,6 +772,29 @@ pub(crate) fn with_option_cards<'a>(
         implied.push((id.to_string(), n - have));
     }
     (p, implied)
+}
+
+/// What an option choice changes in the platform.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Effect {
+    /// Nothing but the option's value.
+    None,
+    /// It only reserves slots (for extender cards).
+    ReservesOnly,
+    Other,
+}
+
+fn choice_effect(c: &crate::platform::schema::ChoiceDef) -> Effect {
+    let structural = !c.slots.is_empty()
+        || !c.switches.is_empty()
+        || !c.bays.is_empty()
+        || !c.builtins.is_empty()
+        || c.nvme_path_gen.is_some();
+    match (structural, c.reserves.is_empty()) {
+        (false, true) => Effect::None,
+        (false, false) => Effect::ReservesOnly,
+        _ => Effect::Other,
+    }
 }
 
 /// Why a card cannot go in a slot (necessary conditions `check` enforces), or `None`.
@@ -705,7 +920,32 @@ pub(crate) fn score(
         let mean = m.numa.iter().map(|n| n.gbs).sum::<f64>() / m.numa.len() as f64;
         m.numa.iter().map(|n| n.gbs).fold(f64::MIN, f64::max) - mean
     };
-    let value = wr * m.read_gbs + ww * m.write_gbs - wn * imbalance;
+    let drive_value = wr * m.read_gbs + ww * m.write_gbs - wn * imbalance;
+    let narrowed: Vec<Narrowed> = e
+        .cards
+        .iter()
+        .filter(|c| c.narrow_loss_gbs > 0.0)
+        .map(|c| Narrowed {
+            slot: c.slot.clone(),
+            part: c.part.clone(),
+            edge: c.edge,
+            electrical: c.electrical,
+            loss_gbs: c.narrow_loss_gbs,
+        })
+        .collect();
+    let narrow_loss_gbs = narrowed.iter().fold(0.0, |a, n| a + n.loss_gbs);
+    let has_nic = prob.cards.iter().any(|(p, _)| p.class == DeviceClass::Nic);
+    let nic_tx_gbs = (has_nic && prob.eval_opts.cards).then(|| served::nic_tx_gbs(&e.cards));
+    let served_gbs = nic_tx_gbs.map(|nic| {
+        served::served_gbs(&served::ServedInputs {
+            drive_read_gbs: m.read_gbs,
+            nic_tx_gbs: nic,
+        })
+    });
+    let value = match (prob.objective, served_gbs) {
+        (Objective::Served, Some(v)) => v,
+        _ => drive_value - narrow_loss_gbs,
+    };
     let used: Vec<&str> = placement.slots.iter().map(|s| s.slot.as_str()).collect();
     let free_slot_lanes = space
         .slots
@@ -750,6 +990,11 @@ pub(crate) fn score(
     (
         Score {
             value,
+            drive_value,
+            served_gbs,
+            nic_tx_gbs,
+            narrow_loss_gbs,
+            narrowed,
             read_gbs: m.read_gbs,
             write_gbs: m.write_gbs,
             numa_imbalance_gbs: imbalance,
@@ -831,17 +1076,65 @@ fn compress(v: &[u16]) -> String {
 
 // ------------------------------------------------------------------ branch and bound
 
+/// At most this many failing constraints are kept (the first found, distinct).
+const MAX_FAILURES: usize = 1000;
+
+/// For each slot, the nearest earlier slot it is interchangeable with: the same twin key
+/// (kind, widths, size, generation, riser, root complex, reservation), the same membership in
+/// every card rule, neither kept free nor cabled to bays, and a lower vendor rank than it for
+/// every card type of the problem.
+fn twins(prob: &Problem, space: &Space) -> Vec<Option<usize>> {
+    let cabled = |id: &str| space.groups.iter().any(|g| g.to == id);
+    let free_ok = |i: usize| {
+        let s = &space.slots[i];
+        !prob.keep_free.contains(&s.id) && !cabled(&s.id)
+    };
+    (0..space.slots.len())
+        .map(|i| {
+            if !free_ok(i) {
+                return None;
+            }
+            let si = &space.slots[i];
+            (0..i).rev().find(|&j| {
+                let sj = &space.slots[j];
+                free_ok(j)
+                    && sj.twin_key == si.twin_key
+                    && prob.platform.card_rules.iter().all(|r| {
+                        r.slots.iter().any(|x| x.get_ref() == &sj.id)
+                            == r.slots.iter().any(|x| x.get_ref() == &si.id)
+                    })
+                    && prob.cards.iter().all(|(p, _)| {
+                        slot_rank(prob, space, Some(p), &sj.id)
+                            < slot_rank(prob, space, Some(p), &si.id)
+                    })
+            })
+        })
+        .collect()
+}
+
 struct Search<'p, 'a> {
-    prob: &'p Problem<'a>,
+    prob: Problem<'a>,
     top: usize,
     ranked: Vec<Candidate>,
     stats: Stats,
     failures: Vec<Constraint>,
+    /// Failures already listed (a set, so that listing stays linear).
+    failure_keys: std::collections::HashSet<String>,
     /// Card placements every scored candidate shares.
     common: Option<Vec<SlotPick>>,
-    /// Bound of the current card assignment with every reachable bay filled (see
-    /// `full_bound`); infinite where it does not apply.
-    full_ub: f64,
+    /// Bound (read, write) of the current card assignment with every reachable bay filled
+    /// (see `full_bound`); infinite where it does not apply.
+    full_ub: (f64, f64),
+    /// Per slot of the current space: the nearest earlier slot it is interchangeable with
+    /// (symmetry breaking: a slot is used only when its twin is).
+    twins: Vec<Option<usize>>,
+    budget: Budget,
+    start: Instant,
+    /// Why the search stopped early (`time` or `nodes`).
+    stopped: Option<&'static str>,
+    last_progress: Instant,
+    option_set: usize,
+    progress: &'p mut dyn FnMut(&Progress),
 }
 
 /// The state of one branch: option set, cards placed, drives placed.
@@ -854,8 +1147,112 @@ struct Partial {
 }
 
 impl<'p, 'a> Search<'p, 'a> {
-    fn threshold(&self) -> Option<f64> {
-        (self.ranked.len() >= self.top).then(|| self.ranked[self.top - 1].score.value)
+    /// The key a placement must reach to enter the ranked list.
+    fn threshold(&self) -> Option<Key> {
+        (self.ranked.len() >= self.top).then(|| self.ranked[self.top - 1].score.key())
+    }
+
+    /// Whether the budget is spent (checked at every node; the clock every 32 nodes).
+    fn out_of_budget(&mut self) -> bool {
+        if self.stopped.is_some() {
+            return true;
+        }
+        let n = self.stats.nodes_explored;
+        if n >= self.budget.nodes {
+            self.stopped = Some("nodes");
+            return true;
+        }
+        if n.is_multiple_of(32) {
+            let now = Instant::now();
+            if now.duration_since(self.start) >= Duration::from_millis(self.budget.time_ms) {
+                self.stopped = Some("time");
+                return true;
+            }
+            if now.duration_since(self.last_progress) >= Duration::from_millis(100) {
+                self.last_progress = now;
+                let p = Progress {
+                    elapsed: now.duration_since(self.start),
+                    nodes: n,
+                    option_set: self.option_set,
+                    option_sets: self.prob.option_sets.len(),
+                    best: self.ranked.first().map(|c| c.score.value),
+                };
+                (self.progress)(&p);
+            }
+        }
+        false
+    }
+
+    /// An upper bound on the key of every completion of a partial placement, element by
+    /// element (a bound on each element bounds the lexicographic order): the aggregates
+    /// grow by at most the specs of the devices still to place (and the full-bays bound);
+    /// the narrowed cards' loss, the vendor distance only grow; free slot lanes only shrink;
+    /// NUMA imbalance is at least 0 and oversubscription at least 1.
+    fn bound_key(&self, space: &Space, part: &Partial, pl: &Placement, e: &Evaluated) -> Key {
+        let m = eval::measures(e);
+        let prob = &self.prob;
+        let (wr, ww, _) = prob.objective.weights();
+        let (mut ur, mut uw) = (m.read_gbs, m.write_gbs);
+        for ((p, _), &n) in prob.drives.iter().zip(&part.remaining) {
+            ur += p.read_gbs * n as f64;
+            uw += p.write_gbs * n as f64;
+        }
+        let mut nic_ub = served::nic_tx_gbs(&e.cards);
+        for (p, n) in &prob.cards {
+            let left = n - part.slots.iter().filter(|s| s.part == p.id).count().min(*n);
+            if left == 0 {
+                continue;
+            }
+            let spec = |x: f64| if x.is_finite() { x } else { 0.0 };
+            if prob.eval_opts.scope == Scope::All {
+                ur += spec(p.read_gbs) * left as f64;
+                uw += spec(p.write_gbs) * left as f64;
+            }
+            if p.class == DeviceClass::Nic {
+                nic_ub += spec(p.write_gbs) * left as f64;
+            }
+        }
+        ur = ur.min(self.full_ub.0);
+        uw = uw.min(self.full_ub.1);
+        let loss = e.cards.iter().fold(0.0, |a, c| a + c.narrow_loss_gbs);
+        let drive_value = weighted(wr, ur, ww, uw);
+        let has_nic = prob.cards.iter().any(|(p, _)| p.class == DeviceClass::Nic);
+        let value = if prob.objective == Objective::Served && has_nic && prob.eval_opts.cards {
+            served::served_gbs(&served::ServedInputs {
+                drive_read_gbs: ur,
+                nic_tx_gbs: nic_ub,
+            })
+        } else {
+            drive_value - loss
+        };
+        let used: Vec<&str> = part.slots.iter().map(|s| s.slot.as_str()).collect();
+        let free: u32 = space
+            .slots
+            .iter()
+            .filter(|s| {
+                s.kind.as_str() == crate::platform::schema::SlotKind::PCIE
+                    && s.reserved_by.is_none()
+                    && !used.contains(&s.id.as_str())
+            })
+            .map(|s| s.electrical as u32)
+            .sum();
+        let non_default = prob
+            .platform
+            .options
+            .iter()
+            .filter(|o| space.options.get(&o.key) != Some(&o.default))
+            .count() as i64;
+        [
+            q(value),
+            -q(loss),
+            q(drive_value),
+            q(ur + uw),
+            0,
+            -q(1.0),
+            free as i64,
+            -non_default,
+            -(vendor_distance(prob, space, pl) as i64),
+        ]
     }
 
     fn placement(&self, space: &Space, part: &Partial) -> Placement {
@@ -872,7 +1269,7 @@ impl<'p, 'a> Search<'p, 'a> {
     fn evaluate(&mut self, pl: &Placement) -> Option<Evaluated> {
         self.stats.evaluations += 1;
         let text = pl.to_toml(&self.prob.platform.id, "candidate");
-        eval::evaluate(self.prob.catalog, "candidate.toml", &text).ok()
+        self.prob.evaluate("candidate.toml", &text).ok()
     }
 
     /// An upper bound on every placement of the drives below these cards: the weighted
@@ -880,7 +1277,7 @@ impl<'p, 'a> Search<'p, 'a> {
     /// sources are added, so no subset of those bays does better. It applies where each
     /// bay takes one drive part of the list (NVMe drives and SAS drives, say); otherwise
     /// the bound is infinite.
-    fn full_bound(&mut self, space: &Space, live: &[bool], part: &Partial) -> f64 {
+    fn full_bound(&mut self, space: &Space, live: &[bool], part: &Partial) -> (f64, f64) {
         let mut bays = Vec::new();
         for (g, l) in space.groups.iter().zip(live) {
             let fits: Vec<&PartSpec> = self
@@ -896,7 +1293,7 @@ impl<'p, 'a> Search<'p, 'a> {
                     bays: compress(&g.bays),
                     part: p.id.clone(),
                 }),
-                _ => return f64::INFINITY,
+                _ => return (f64::INFINITY, f64::INFINITY),
             }
         }
         let full = Partial {
@@ -906,18 +1303,18 @@ impl<'p, 'a> Search<'p, 'a> {
         };
         let pl = self.placement(space, &full);
         let Some(e) = self.evaluate(&pl) else {
-            return f64::INFINITY;
+            return (f64::INFINITY, f64::INFINITY);
         };
         if e.flow.is_none() {
-            return f64::INFINITY;
+            return (f64::INFINITY, f64::INFINITY);
         }
         let m = eval::measures(&e);
-        let (wr, ww, _) = self.prob.objective.weights();
-        wr * m.read_gbs + ww * m.write_gbs
+        (m.read_gbs, m.write_gbs)
     }
 
     fn fail(&mut self, c: Constraint) {
-        if !self.failures.contains(&c) {
+        let key = format!("{:?}|{}|{:?}|{}", c.options, c.code, c.part, c.message);
+        if self.failures.len() < MAX_FAILURES && self.failure_keys.insert(key) {
             self.failures.push(c);
         }
     }
@@ -925,6 +1322,9 @@ impl<'p, 'a> Search<'p, 'a> {
     /// Checks a partial placement; cuts it on errors or by the bound. Returns the evaluation
     /// when the branch goes on.
     fn visit(&mut self, space: &Space, part: &Partial) -> Option<(Placement, Evaluated)> {
+        if self.out_of_budget() {
+            return None;
+        }
         self.stats.nodes_explored += 1;
         let pl = self.placement(space, part);
         let e = self.evaluate(&pl)?;
@@ -934,19 +1334,11 @@ impl<'p, 'a> Search<'p, 'a> {
             self.fail(c);
             return None;
         }
-        if let Some(thr) = self.threshold() {
-            let m = eval::measures(&e);
-            let (wr, ww, _) = self.prob.objective.weights();
-            let (mut ur, mut uw) = (m.read_gbs, m.write_gbs);
-            for ((p, _), &n) in self.prob.drives.iter().zip(&part.remaining) {
-                ur += p.read_gbs * n as f64;
-                uw += p.write_gbs * n as f64;
-            }
-            let ub = (wr * ur + ww * uw).min(self.full_ub);
-            if q(ub) < q(thr) {
-                self.stats.pruned_bound += 1;
-                return None;
-            }
+        if let Some(thr) = self.threshold()
+            && self.bound_key(space, part, &pl, &e) < thr
+        {
+            self.stats.pruned_bound += 1;
+            return None;
         }
         Some((pl, e))
     }
@@ -957,13 +1349,13 @@ impl<'p, 'a> Search<'p, 'a> {
             None => self.common = Some(pl.slots.clone()),
             Some(c) => c.retain(|x| pl.slots.contains(x)),
         }
-        let (score, binding) = score(self.prob, space, &pl, e);
+        let (score, binding) = score(&self.prob, space, &pl, e);
         let warnings = e
             .report
             .findings
             .iter()
-            .filter(|f| f.severity == crate::finding::Severity::Warning)
-            .map(|f| format!("{}: {}", f.code, f.message))
+            .filter(|f| f.severity == Severity::Warning)
+            .map(Warning::of)
             .collect();
         let c = Candidate {
             placement: pl,
@@ -987,8 +1379,13 @@ impl<'p, 'a> Search<'p, 'a> {
     }
 
     fn run_space(&mut self, space: &Space) {
+        if self.out_of_budget() {
+            return;
+        }
         self.stats.nodes_explored += 1;
-        let prob = self.prob;
+        self.twins = twins(&self.prob, space);
+        let prob = self.prob.clone();
+        let prob = &prob;
         // Full space: cards over all slots, drives over all bays.
         let nbays: usize = space.groups.iter().map(|g| g.bays.len()).sum();
         let card_counts: Vec<usize> = prob.cards.iter().map(|(_, n)| *n).collect();
@@ -1113,6 +1510,17 @@ impl<'p, 'a> Search<'p, 'a> {
         part: Partial,
     ) {
         if k == order.len() {
+            // Symmetry: every used slot's twin is used too (see `choose`).
+            let taken = |id: &str| part.slots.iter().any(|s| s.slot == id);
+            if space
+                .slots
+                .iter()
+                .zip(&self.twins)
+                .any(|(s, t)| t.is_some_and(|t| taken(&s.id) && !taken(&space.slots[t].id)))
+            {
+                self.stats.pruned_symmetry += 1;
+                return;
+            }
             // All cards in: the drives, group by group.
             let has_card = |id: &str| part.slots.iter().any(|s| s.slot == id);
             let live: Vec<bool> = space
@@ -1158,6 +1566,9 @@ impl<'p, 'a> Search<'p, 'a> {
                     return;
                 }
                 // The last card decision was visited; evaluate it as a leaf.
+                if self.out_of_budget() {
+                    return;
+                }
                 self.stats.nodes_explored += 1;
                 let pl = self.placement(space, &part);
                 if let Some(e) = self.evaluate(&pl) {
@@ -1171,34 +1582,32 @@ impl<'p, 'a> Search<'p, 'a> {
                 }
                 return;
             }
+            if self.out_of_budget() {
+                return;
+            }
             self.full_ub = self.full_bound(space, &live, &part);
+            // The value alone: the drives' aggregate with every reachable bay filled bounds
+            // the weighted value (a narrowed card only lowers it) and the served figure.
+            let (wr, ww, _) = self.prob.objective.weights();
+            let ub = weighted(wr, self.full_ub.0, ww, self.full_ub.1);
             if let Some(thr) = self.threshold()
-                && q(self.full_ub) < q(thr)
+                && q(ub) < thr[0]
             {
                 self.stats.nodes_explored += 1;
                 self.stats.pruned_bound += 1;
+                // It bounds these cards only: the next card assignment gets its own.
+                self.full_ub = (f64::INFINITY, f64::INFINITY);
                 return;
             }
             self.drives(space, &live, 0, part);
-            self.full_ub = f64::INFINITY;
+            self.full_ub = (f64::INFINITY, f64::INFINITY);
             return;
         }
         let (pi, cands) = &order[k];
-        let (p, n) = &self.prob.cards[*pi];
+        let (pid, n) = (self.prob.cards[*pi].0.id.clone(), self.prob.cards[*pi].1);
         let free: Vec<usize> = cands.iter().copied().filter(|&c| !used[c]).collect();
-        let mut chosen = Vec::with_capacity(*n);
-        self.choose(
-            space,
-            order,
-            k,
-            used,
-            &part,
-            &free,
-            0,
-            *n,
-            &mut chosen,
-            &p.id.clone(),
-        );
+        let mut chosen = Vec::with_capacity(n);
+        self.choose(space, order, k, used, &part, &free, 0, n, &mut chosen, &pid);
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -1239,8 +1648,19 @@ impl<'p, 'a> Search<'p, 'a> {
         }
         let need = n - chosen.len();
         for i in from..free.len() {
-            if free.len() - i < need {
+            if free.len() - i < need || self.stopped.is_some() {
                 break;
+            }
+            // Symmetry: a card in a slot whose interchangeable twin stays empty does better in
+            // the twin (same checks, same flow, a lower vendor rank for every card type):
+            // skip the slot unless the twin is taken or a later card type may take it.
+            if let Some(t) = self.twins[free[i]]
+                && !used[t]
+                && !chosen.contains(&t)
+                && !order[k + 1..].iter().any(|(_, c)| c.contains(&t))
+            {
+                self.stats.pruned_symmetry += 1;
+                continue;
             }
             chosen.push(free[i]);
             self.choose(space, order, k, used, part, free, i + 1, n, chosen, part_id);
@@ -1283,6 +1703,9 @@ impl<'p, 'a> Search<'p, 'a> {
         counts: &mut Vec<usize>,
     ) {
         let nd = self.prob.drives.len();
+        if self.out_of_budget() {
+            return;
+        }
         if d == nd {
             // Every part must still fit in the later groups.
             let ok = self
@@ -1351,49 +1774,205 @@ impl<'p, 'a> Search<'p, 'a> {
 /// Places the parts: the proven best placement, the top N, the vendor order, or the
 /// constraints that fail.
 pub fn place(catalog: &Catalog, req: &Request) -> Result<Outcome, RequestError> {
-    let prob = resolve(catalog, req)?;
-    // Each option set with the cards it ships with added (see `with_option_cards`).
-    let per_set: Vec<OptionSet> = prob
-        .option_sets
-        .iter()
-        .filter_map(|opts| eval::space(catalog, &prob.platform, opts))
-        .map(|space| {
-            let (p, implied) = with_option_cards(&prob, &space);
-            (space, p, implied)
-        })
-        .collect();
+    place_with_progress(catalog, req, &mut |_| {})
+}
+
+/// What one run of the branch and bound found.
+struct Found {
+    ranked: Vec<Candidate>,
+    stats: Stats,
+    failures: Vec<Constraint>,
+    common: Option<Vec<SlotPick>>,
+    stopped: Option<&'static str>,
+}
+
+fn search<'a>(
+    prob: &Problem<'a>,
+    top: usize,
+    budget: Budget,
+    progress: &mut dyn FnMut(&Progress),
+) -> Found {
+    let start = Instant::now();
     let mut s = Search {
-        prob: &prob,
-        top: req.top.max(2),
+        prob: prob.clone(),
+        top,
         ranked: Vec::new(),
         stats: Stats::default(),
         failures: Vec::new(),
+        failure_keys: Default::default(),
         common: None,
-        full_ub: f64::INFINITY,
+        full_ub: (f64::INFINITY, f64::INFINITY),
+        twins: Vec::new(),
+        budget,
+        start,
+        stopped: None,
+        last_progress: start,
+        option_set: 0,
+        progress,
     };
     s.stats.option_sets = prob.option_sets.len();
-    for (space, p, _) in &per_set {
+    // One option set at a time, its space built when it is searched (memory stays that of
+    // one set), with the cards it ships with added (see `with_option_cards`).
+    for (i, opts) in prob.option_sets.iter().enumerate() {
+        if s.out_of_budget() {
+            break;
+        }
+        s.option_set = i + 1;
+        let Some(space) = eval::space(prob.catalog, &prob.platform, opts) else {
+            continue;
+        };
+        let (p, _) = with_option_cards(prob, &space);
         s.prob = p;
-        s.run_space(space);
+        s.run_space(&space);
     }
-    let mut ranked = std::mem::take(&mut s.ranked);
+    Found {
+        ranked: s.ranked,
+        stats: s.stats,
+        failures: s.failures,
+        common: s.common,
+        stopped: s.stopped,
+    }
+}
+
+/// An upper bound on the objective value of any placement of the parts, from their specs
+/// alone: what an unexplored part of the space could reach at most.
+fn static_bound(prob: &Problem) -> f64 {
+    let (wr, ww, _) = prob.objective.weights();
+    let spec = |x: f64| if x.is_finite() { x } else { 0.0 };
+    let (mut r, mut w) = (0.0, 0.0);
+    for (p, n) in &prob.drives {
+        r += p.read_gbs * *n as f64;
+        w += p.write_gbs * *n as f64;
+    }
+    let mut nic = 0.0;
+    for (p, n) in &prob.cards {
+        if prob.eval_opts.scope == Scope::All {
+            r += spec(p.read_gbs) * *n as f64;
+            w += spec(p.write_gbs) * *n as f64;
+        }
+        if p.class == DeviceClass::Nic {
+            nic += spec(p.write_gbs) * *n as f64;
+        }
+    }
+    let has_nic = prob.cards.iter().any(|(p, _)| p.class == DeviceClass::Nic);
+    if prob.objective == Objective::Served && has_nic && prob.eval_opts.cards {
+        served::served_gbs(&served::ServedInputs {
+            drive_read_gbs: r,
+            nic_tx_gbs: nic,
+        })
+    } else {
+        weighted(wr, r, ww, w)
+    }
+}
+
+/// wr x r + ww x w, a zero weight leaving its term out (an infinite bound times 0 is NaN).
+fn weighted(wr: f64, r: f64, ww: f64, w: f64) -> f64 {
+    let term = |k: f64, x: f64| if k == 0.0 { 0.0 } else { k * x };
+    term(wr, r) + term(ww, w)
+}
+
+/// The trade-off between serving clients and the drives' own aggregate: the best placement
+/// for the drives alone (`read` objective), when it is not the served optimum.
+#[derive(Debug, Clone, Serialize)]
+pub struct Tradeoff {
+    /// The best placement for the drives' read aggregate, scored as the served optimum is
+    /// (its `served_gbs` is what it delivers to clients).
+    pub drives_best: Candidate,
+    /// Whether that search was completed within its share of the budget.
+    pub proven_optimal: bool,
+}
+
+/// [`place`], reporting progress (about ten times a second) to `progress`.
+pub fn place_with_progress(
+    catalog: &Catalog,
+    req: &Request,
+    progress: &mut dyn FnMut(&Progress),
+) -> Result<Outcome, RequestError> {
+    let t0 = Instant::now();
+    let prob = resolve(catalog, req)?;
+    let served_obj = prob.objective == Objective::Served
+        && prob.cards.iter().any(|(p, _)| p.class == DeviceClass::Nic);
+    // The served search takes most of the time budget; the drives-alone one (the
+    // trade-off) what is left of it, at least a fifth.
+    let main_budget = if served_obj {
+        Budget {
+            time_ms: req.budget.time_ms * 4 / 5,
+            nodes: req.budget.nodes,
+        }
+    } else {
+        req.budget
+    };
+    let found = search(&prob, req.top.max(2), main_budget, &mut *progress);
+    let mut stats = found.stats;
+    stats.option_sets_dominated = prob.dominated;
+    let mut ranked = found.ranked;
+    let proven = found.stopped.is_none() && !ranked.is_empty();
+    let bound = if found.stopped.is_some() {
+        let b = static_bound(&prob);
+        Some(match ranked.first() {
+            Some(best) => b.max(best.score.value),
+            None => b,
+        })
+    } else {
+        ranked.first().map(|b| b.score.value)
+    };
+    let gap_gbs = match (bound, ranked.first()) {
+        (Some(b), Some(best)) if b.is_finite() => Some((b - best.score.value).max(0.0)),
+        _ => None,
+    };
     let runner_up_gives_up = match (ranked.first(), ranked.get(1)) {
         (Some(a), Some(b)) => differences(&a.score, &b.score),
         _ => Vec::new(),
     };
     ranked.truncate(req.top.max(1));
+    let tradeoff = if served_obj && let Some(best) = ranked.first() {
+        let spent = t0.elapsed().as_millis() as u64;
+        let mut drives = prob.clone();
+        drives.objective = Objective::Read;
+        let left = Budget {
+            time_ms: req
+                .budget
+                .time_ms
+                .saturating_sub(spent)
+                .max(req.budget.time_ms / 5),
+            nodes: req.budget.nodes,
+        };
+        let f = search(&drives, 1, left, &mut *progress);
+        f.ranked
+            .into_iter()
+            .next()
+            .filter(|c| c.placement != best.placement)
+            .map(|c| {
+                // Score it as the served optimum is scored.
+                let space = eval::space(catalog, &prob.platform, &c.placement.options);
+                let rescored = space.and_then(|space| {
+                    let (p, _) = with_option_cards(&prob, &space);
+                    let text = c.placement.to_toml(&p.platform.id, "trade-off");
+                    p.evaluate("tradeoff.toml", &text)
+                        .ok()
+                        .map(|e| score(&p, &space, &c.placement, &e))
+                });
+                let mut c = c;
+                if let Some((sc, b)) = rescored {
+                    c.score = sc;
+                    c.binding = b;
+                }
+                Tradeoff {
+                    drives_best: c,
+                    proven_optimal: f.stopped.is_none(),
+                }
+            })
+    } else {
+        None
+    };
     let vendor = vendor(&prob, ranked.first());
     let implied_cards = ranked
         .first()
-        .and_then(|b| {
-            per_set
-                .iter()
-                .find(|(space, _, _)| space.options == b.placement.options)
-        })
-        .map(|(_, _, implied)| implied.clone())
+        .and_then(|b| eval::space(catalog, &prob.platform, &b.placement.options))
+        .map(|space| with_option_cards(&prob, &space).1)
         .unwrap_or_default();
     let infeasible = if ranked.is_empty() {
-        s.failures.clone()
+        found.failures
     } else {
         Vec::new()
     };
@@ -1401,23 +1980,36 @@ pub fn place(catalog: &Catalog, req: &Request) -> Result<Outcome, RequestError> 
         platform: prob.platform.id.clone(),
         platform_name: prob.platform.name.clone(),
         objective: prob.objective,
+        devices: req.devices,
         parts: req.parts.clone(),
-        stats: s.stats,
+        stats,
+        proven_optimal: proven,
+        stopped: found.stopped,
+        bound,
+        gap_gbs,
+        budget: req.budget,
+        elapsed_ms: t0.elapsed().as_secs_f64() * 1000.0,
         ranked,
         runner_up_gives_up,
         vendor,
         infeasible,
         implied_cards,
-        common_slots: s.common.unwrap_or_default(),
+        common_slots: found.common.unwrap_or_default(),
+        tradeoff,
     })
 }
+
+/// How many option sets the vendor order tries.
+const VENDOR_OPTION_SETS: usize = 16;
 
 /// The vendor order: the first option set (defaults first) where greedy first fit by the
 /// platform's priority lists places every part; cards in the order given, drives in bay
 /// number order.
 fn vendor(prob: &Problem, best: Option<&Candidate>) -> Option<Vendor> {
     let mut first_try: Option<Vendor> = None;
-    for opts in &prob.option_sets {
+    // The first option sets only (defaults first): the vendor order is a reference, and the
+    // budget is the search's, not this loop's.
+    for opts in prob.option_sets.iter().take(VENDOR_OPTION_SETS) {
         let space = eval::space(prob.catalog, &prob.platform, opts)?;
         let (with_cards, _) = with_option_cards(prob, &space);
         let prob = &with_cards;
@@ -1436,7 +2028,7 @@ fn vendor(prob: &Problem, best: Option<&Candidate>) -> Option<Vendor> {
             }
         };
         let text = pl.to_toml(&prob.platform.id, "vendor order");
-        let Ok(e) = eval::evaluate(prob.catalog, "vendor.toml", &text) else {
+        let Ok(e) = prob.evaluate("vendor.toml", &text) else {
             continue;
         };
         let errors: Vec<String> = e
@@ -1587,7 +2179,9 @@ pub fn score_placement(
         )
     })?;
     let text = placement.to_toml(&prob.platform.id, "scored");
-    let e = eval::evaluate(catalog, "scored.toml", &text).map_err(|m| req_err(m, None))?;
+    let e = prob
+        .evaluate("scored.toml", &text)
+        .map_err(|m| req_err(m, None))?;
     let errors: Vec<String> = e
         .errors()
         .map(|f| format!("{}: {}", f.code, f.message))

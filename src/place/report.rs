@@ -4,7 +4,7 @@ use super::{Candidate, Difference, Outcome, Placement, Score};
 use serde_json::{Value, json};
 use std::fmt::Write;
 
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 fn placement_lines(out: &mut String, p: &Placement, indent: &str) {
     if !p.options.is_empty() {
@@ -17,6 +17,32 @@ fn placement_lines(out: &mut String, p: &Placement, indent: &str) {
     for b in &p.bays {
         let _ = writeln!(out, "{indent}bays     {:<10} {}", b.bays, b.part);
     }
+}
+
+/// What the placement delivers end to end: served, drives, NICs, narrowed cards.
+fn delivers(s: &Score) -> Option<String> {
+    let nic = s.nic_tx_gbs?;
+    let narrowed: Vec<String> = s
+        .narrowed
+        .iter()
+        .map(|n| {
+            format!(
+                "{} in {} runs x{} of its x{} edge, losing {:.2} GB/s",
+                n.part, n.slot, n.electrical, n.edge, n.loss_gbs
+            )
+        })
+        .collect();
+    Some(format!(
+        "serves {:.2} GB/s to clients = min(drives read {:.2}, NICs send {:.2}){}",
+        s.served_gbs.unwrap_or(0.0),
+        s.read_gbs,
+        nic,
+        if narrowed.is_empty() {
+            String::new()
+        } else {
+            format!("; {}", narrowed.join("; "))
+        }
+    ))
 }
 
 fn score_line(s: &Score) -> String {
@@ -79,6 +105,20 @@ fn why(c: &Candidate) -> String {
     }
 }
 
+/// The progress line of a running search (the CLI draws it on a terminal's stderr).
+pub fn progress_line(p: &super::Progress) -> String {
+    format!(
+        "place: {:.1} s, {} nodes, option set {} of {}, best {}",
+        p.elapsed.as_secs_f64(),
+        p.nodes,
+        p.option_set,
+        p.option_sets,
+        p.best
+            .map(|b| format!("{b:.2} GB/s"))
+            .unwrap_or_else(|| "none yet".into())
+    )
+}
+
 /// The human report.
 pub fn text(o: &Outcome) -> String {
     let mut out = String::new();
@@ -128,9 +168,34 @@ pub fn text(o: &Outcome) -> String {
         }
         return out;
     };
-    let _ = writeln!(out, "\nBest placement (proven optimal):");
+    if o.proven_optimal {
+        let _ = writeln!(out, "\nBest placement (proven optimal):");
+    } else {
+        let bound = match o.bound {
+            Some(b) if b.is_finite() && o.gap_gbs.is_some_and(|g| g < 0.0005) => format!(
+                "its value reaches the bound, {b:.2} GB/s from the parts' specs, so none does better on it; the tie-breakers are not all decided"
+            ),
+            Some(b) if b.is_finite() => format!(
+                "no placement exceeds {b:.2} GB/s (the parts' specs): gap at most {:.2} GB/s",
+                o.gap_gbs.unwrap_or(0.0)
+            ),
+            _ => "a drive states no spec, so no finite bound".to_string(),
+        };
+        let _ = writeln!(
+            out,
+            "\nBest placement found (not proven optimal: the {} budget ran out, {}):",
+            match o.stopped {
+                Some("nodes") => format!("{}-node", o.budget.nodes),
+                _ => format!("{} ms", o.budget.time_ms),
+            },
+            bound
+        );
+    }
     placement_lines(&mut out, &best.placement, "  ");
     let _ = writeln!(out, "  score    {}", score_line(&best.score));
+    if let Some(d) = delivers(&best.score) {
+        let _ = writeln!(out, "  delivers {d}");
+    }
     if !o.implied_cards.is_empty() {
         let opts: Vec<String> = best
             .placement
@@ -184,8 +249,30 @@ pub fn text(o: &Outcome) -> String {
     } else {
         let _ = writeln!(out, "  it is the only placement that passes check");
     }
+    if let Some(t) = &o.tradeoff {
+        let c = &t.drives_best;
+        let _ = writeln!(
+            out,
+            "\nTrade-off: the best placement for the drives alone (read{}) against this one:",
+            if t.proven_optimal {
+                ", proven"
+            } else {
+                ", best found"
+            }
+        );
+        placement_lines(&mut out, &c.placement, "  ");
+        if let Some(d) = delivers(&c.score) {
+            let _ = writeln!(out, "  delivers {d}");
+        }
+        let _ = writeln!(
+            out,
+            "  it reads {:.2} GB/s more from the drives and serves {:.2} GB/s less to clients",
+            c.score.read_gbs - best.score.read_gbs,
+            best.score.served_gbs.unwrap_or(0.0) - c.score.served_gbs.unwrap_or(0.0)
+        );
+    }
     for w in &best.warnings {
-        let _ = writeln!(out, "  warning {w}");
+        let _ = writeln!(out, "  warning {}: {}", w.code, w.message);
     }
     if o.ranked.len() > 1 {
         let _ = writeln!(out, "\nTop {}:", o.ranked.len());
@@ -236,7 +323,15 @@ pub fn json(o: &Outcome) -> Value {
         "platform_name": o.platform_name,
         "objective": o.objective,
         "parts": parts,
-        "proven_optimal": !o.ranked.is_empty(),
+        "devices": o.devices,
+        "proven_optimal": o.proven_optimal,
+        "stopped": o.stopped,
+        "bound_gbs": o.bound.filter(|b| b.is_finite()),
+        "gap_gbs": o.gap_gbs,
+        "budget": {
+            "time_ms": o.budget.time_ms,
+            "nodes": (o.budget.nodes != u64::MAX).then_some(o.budget.nodes),
+        },
         "stats": o.stats,
         "best": o.best(),
         "build_toml": o.best_toml(),
@@ -245,6 +340,7 @@ pub fn json(o: &Outcome) -> Value {
         "vendor": o.vendor,
         "infeasible": o.infeasible,
         "common_slots": o.common_slots,
+        "tradeoff": o.tradeoff,
         "implied_cards": o
             .implied_cards
             .iter()

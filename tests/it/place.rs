@@ -71,6 +71,12 @@ fn request(platform: &str, parts: &[(String, usize)], options: &[(&str, &str)]) 
         objective: Objective::Read,
         keep_free: Vec::new(),
         top: 3,
+        // No time limit: the answers do not depend on the machine's load.
+        budget: place::Budget {
+            time_ms: 3_600_000,
+            nodes: u64::MAX,
+        },
+        ..Request::default()
     }
 }
 
@@ -375,4 +381,46 @@ fn objectives_change_the_answer() {
     // best read plus half the best write.
     let best_write = w.best().unwrap().score.write_gbs;
     assert!(bal.best().unwrap().score.value <= 0.5 * b.score.read_gbs + 0.5 * best_write + 1e-9);
+}
+
+/// The bench's generated stress platforms load, and on small ones `place` proves the
+/// optimum that exhaustive enumeration finds (the bench runs the large ones), for the drive
+/// objectives and the served one.
+#[test]
+fn stress_platforms_small_agree_with_enumeration() {
+    use laneplan::synth::{PlaceStress, place_stress};
+    for (card_types, slots, bay_groups, option_keys, objective) in [
+        (2, 3, 2, 2, Objective::Read),
+        (2, 3, 2, 2, Objective::Served),
+        (3, 4, 2, 1, Objective::Mixed),
+        (1, 2, 2, 3, Objective::Balanced),
+    ] {
+        let spec = PlaceStress {
+            card_types,
+            slots,
+            bay_groups,
+            option_keys,
+        };
+        let (text, parts) = place_stress(&spec);
+        let mut cat = Catalog::builtin().unwrap();
+        cat.add_file(laneplan::source::SourceFile::new(
+            "stress.toml",
+            text.clone(),
+        ))
+        .unwrap_or_else(|e| panic!("{e:?}\n{text}"));
+        let mut req = request("stress", &parts, &[]);
+        req.objective = objective;
+        let o = place::place(&cat, &req).unwrap();
+        assert!(o.proven_optimal, "{spec:?}: {:?}", o.stats);
+        let (reference, count) = place::exhaustive::best(&cat, &req, 100_000).unwrap();
+        assert!(count < 100_000);
+        let (s, pl) = reference.unwrap();
+        assert_eq!(
+            o.best().unwrap().score.key(),
+            s.key(),
+            "{spec:?} {objective:?}: place {:?}, enumeration {pl:?}",
+            o.best().unwrap().placement
+        );
+        assert_all_pass_check(&cat, &o);
+    }
 }

@@ -220,6 +220,9 @@ proptest! {
             objective: [Objective::Read, Objective::Write, Objective::Mixed, Objective::Balanced][g.objective],
             keep_free: Vec::new(),
             top: 3,
+            // A node budget only: the answers do not depend on the machine's load.
+            budget: place::Budget { time_ms: 3_600_000, nodes: u64::MAX },
+            ..Request::default()
         };
         let (reference, count) = exhaustive::best(&cat, &req, 1_500).unwrap();
         prop_assume!(count <= 1_500);
