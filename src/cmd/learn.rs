@@ -10,14 +10,11 @@ use std::process::ExitCode;
 #[derive(Args, Debug)]
 pub struct LearnArgs {
     /// Learn this host (sysfs at `/`).
-    #[arg(long, conflicts_with_all = ["sysfs_root", "lspci"])]
+    #[arg(long, conflicts_with = "host_source")]
     pub host: bool,
-    /// Learn from a sysfs tree below this root (a gathered capture).
-    #[arg(long, value_name = "DIR", conflicts_with = "lspci")]
-    pub sysfs_root: Option<PathBuf>,
-    /// Learn from an `lspci -vvnn` dump.
-    #[arg(long, value_name = "FILE")]
-    pub lspci: Option<PathBuf>,
+    /// Learn from a host source (a gathered capture, a dump).
+    #[command(flatten)]
+    pub source: super::host::HostArgs,
     /// Directory to write `platform/<id>.toml`, `platform/<id>-parts.toml` and `build.toml`
     /// into (each written atomically: temp file + rename).
     #[arg(short, long, value_name = "DIR")]
@@ -25,40 +22,28 @@ pub struct LearnArgs {
     /// Platform id to write (default: `learned-` and the DMI product name, or `learned-host`).
     #[arg(long)]
     pub id: Option<String>,
-    /// Names from this pci.ids (default: the host's own, else the embedded database).
-    #[arg(long, value_name = "FILE")]
-    pub pci_ids: Option<PathBuf>,
     /// Print what was written as JSON (`{"schema_version":1,"id":..,"files":[..],"summary":{..}}`).
     #[arg(long)]
     pub json: bool,
 }
 
 pub fn run(args: LearnArgs, catalog: &super::plan::CatalogArgs) -> miette::Result<ExitCode> {
-    let view = match (&args.lspci, &args.sysfs_root, args.host) {
-        (Some(p), _, _) => {
-            let bytes = std::fs::read(p)
-                .into_diagnostic()
-                .wrap_err_with(|| format!("cannot read {}", p.display()))?;
-            learn::read_lspci(&String::from_utf8_lossy(&bytes), &p.display().to_string())
+    // Every source through the one bounded reader (host::source).
+    let src = match (args.source.source(), args.host) {
+        (Some(s), _) => s,
+        (None, true) => laneplan::host::source::HostSource::Live,
+        (None, false) => {
+            return Err(miette!(
+                "say what to learn from: --host, --sysfs-root DIR or --lspci FILE"
+            ));
         }
-        (None, root, host) => {
-            let root = match (root, host) {
-                (Some(r), _) => r.clone(),
-                (None, true) => PathBuf::from("/"),
-                (None, false) => {
-                    return Err(miette!(
-                        "say what to learn from: --host, --sysfs-root DIR or --lspci FILE"
-                    ));
-                }
-            };
-            if !root.join("sys").is_dir() {
-                return Err(miette!(
-                    "{} has no sys/ directory: not a host root or a gathered capture",
-                    root.display()
-                ));
-            }
-            learn::read_sysfs(&root, args.pci_ids.as_deref())
-        }
+    };
+    let read = laneplan::host::source::read(&src, args.source.pci_ids.as_deref())?;
+    let view = learn::HostView {
+        audit: laneplan::host::source::audit_read(&read, Default::default()),
+        cpu: read.facts.cpu_model.clone(),
+        source: read.source.clone(),
+        scan: read.scan,
     };
     let cat = catalog.load()?;
     let learned = learn::learn(

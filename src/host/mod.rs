@@ -12,6 +12,7 @@ pub mod lspci;
 pub mod model;
 pub mod names;
 pub mod render;
+pub mod source;
 pub mod sysfs;
 pub mod tree;
 

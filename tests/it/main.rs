@@ -14,6 +14,7 @@ mod flow_cli;
 mod flow_props;
 mod host_audit;
 mod host_bad_input;
+mod host_sources;
 mod learn;
 mod learn_props;
 mod lspci_props;

@@ -1,0 +1,36 @@
+//! The host-source flags, one struct shared by `audit`, `bays`, `learn` and `probe --mapped`:
+//! at most one source (clap group `host_source`), turned into a
+//! [`laneplan::host::source::HostSource`].
+
+use clap::Args;
+use laneplan::host::source::HostSource;
+use std::path::PathBuf;
+
+#[derive(Args, Debug, Clone, Default)]
+pub struct HostArgs {
+    /// Read sysfs below this root (`<root>/sys/...`, `<root>/proc/...`); a gathered capture
+    /// replays here.
+    #[arg(long, value_name = "DIR", group = "host_source")]
+    pub sysfs_root: Option<PathBuf>,
+    /// Read an `lspci -vvnn` dump instead of sysfs.
+    #[arg(long, value_name = "FILE", group = "host_source")]
+    pub lspci: Option<PathBuf>,
+    /// Names from this pci.ids (default: the host's own, else the embedded database).
+    #[arg(long, value_name = "FILE")]
+    pub pci_ids: Option<PathBuf>,
+}
+
+impl HostArgs {
+    /// The source named, if any.
+    pub fn source(&self) -> Option<HostSource> {
+        if let Some(p) = &self.lspci {
+            return Some(HostSource::Lspci(p.clone()));
+        }
+        self.sysfs_root.clone().map(HostSource::Sysfs)
+    }
+
+    /// The source named, else this host.
+    pub fn source_or_live(&self) -> HostSource {
+        self.source().unwrap_or(HostSource::Live)
+    }
+}
