@@ -15,6 +15,10 @@ pub struct HostArgs {
     /// Read an `lspci -vvnn` dump instead of sysfs.
     #[arg(long, value_name = "FILE", group = "host_source")]
     pub lspci: Option<PathBuf>,
+    /// Read a Redfish tree (a BMC's resources as Redfish-Mockup-Creator saves them: the
+    /// mockup root or its `redfish/v1` folder): slots, devices, drives. See docs/redfish.md.
+    #[arg(long, value_name = "DIR", group = "host_source")]
+    pub redfish: Option<PathBuf>,
     /// Names from this pci.ids (default: the host's own, else the embedded database).
     #[arg(long, value_name = "FILE")]
     pub pci_ids: Option<PathBuf>,
@@ -25,6 +29,9 @@ impl HostArgs {
     pub fn source(&self) -> Option<HostSource> {
         if let Some(p) = &self.lspci {
             return Some(HostSource::Lspci(p.clone()));
+        }
+        if let Some(p) = &self.redfish {
+            return Some(HostSource::Redfish(p.clone()));
         }
         self.sysfs_root.clone().map(HostSource::Sysfs)
     }

@@ -25,7 +25,7 @@ impl Default for AuditOptions {
 }
 
 /// Link verdict of one function.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum LinkStatus {
     /// Trained at what both ends can do.
@@ -41,7 +41,11 @@ pub enum LinkStatus {
     /// Below its max on a device that lowers its link when idle (GPUs): re-check under load.
     PowerManaged,
     /// Internal to a switch or no link attributes: nothing to judge.
+    #[default]
     NotApplicable,
+    /// A link the source reports without the maximum to judge it against (hwloc's current
+    /// speed only; a Redfish device without `PCIeInterface` maxima).
+    Unknown,
 }
 
 /// Where an empty port is (`laneplan audit --verbose` and JSON list them all; the text
@@ -135,6 +139,12 @@ pub struct Audit {
     /// DMI product name (`PowerEdge R740xd`), when the capture has it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub product: Option<String>,
+    /// CPU model, where the source says (`/proc/cpuinfo`, Redfish `Processors`, hwloc).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu_model: Option<String>,
+    /// CPU sockets, where the source says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sockets: Option<u32>,
     pub names: String,
     pub functions: Vec<FunctionReport>,
     pub drives: Vec<DriveReport>,
@@ -144,6 +154,10 @@ pub struct Audit {
     /// Per-bay comparison with a plan (`--against`); empty without one.
     pub bays: Vec<crate::against::DiffEntry>,
     pub findings: Vec<Finding>,
+    /// Slots, devices and drives as a chassis-level source (Redfish) describes them; absent
+    /// for sources without one (sysfs, lspci, hwloc).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chassis: Option<super::chassis::Chassis>,
     #[serde(skip)]
     pub tree: LiveTree,
     #[serde(skip)]
@@ -232,7 +246,12 @@ pub fn audit(
             );
             continue;
         }
-        let Some(want) = want else { continue };
+        let Some(want) = want else {
+            if scan.current_links_only {
+                status[i] = LinkStatus::Unknown;
+            }
+            continue;
+        };
         if !below(cur, want) {
             status[i] = LinkStatus::Ok;
             continue;
@@ -437,6 +456,9 @@ pub fn audit(
     let topology = tree.to_topology(source);
     Audit {
         product: None,
+        cpu_model: None,
+        sockets: None,
+        chassis: None,
         schema_version: SCHEMA_VERSION,
         source: source.to_string(),
         names: names.source(),

@@ -6,11 +6,13 @@
 //! [`audit::Audit`]; `render` turns it into text, JSON and Prometheus.
 
 pub mod audit;
+pub mod chassis;
 pub mod fs;
 pub mod gather;
 pub mod lspci;
 pub mod model;
 pub mod names;
+pub mod redfish;
 pub mod render;
 pub mod source;
 pub mod sysfs;

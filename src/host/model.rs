@@ -348,6 +348,10 @@ pub struct HostScan {
     /// True when the parent of each function came from the source (sysfs), false when it
     /// must be derived from bus ranges (lspci dumps).
     pub has_parents: bool,
+    /// True when the source gives current link speeds only, no maxima (hwloc): links are
+    /// `unknown`, not judged.
+    #[serde(skip)]
+    pub current_links_only: bool,
 }
 
 #[cfg(test)]

@@ -311,8 +311,10 @@ pub fn text_with(a: &Audit, verbose: bool) -> String {
 /// [`text_with`] fitted to a terminal: tree lines are cut, the table shrinks, findings wrap.
 pub fn text_in(a: &Audit, verbose: bool, term: &Term) -> String {
     let mut s = String::new();
-    s.push_str(&term.fit(&tree(a, TreeStyle::Full)));
-    s.push('\n');
+    if !(a.functions.is_empty() && a.chassis.is_some()) {
+        s.push_str(&term.fit(&tree(a, TreeStyle::Full)));
+        s.push('\n');
+    }
     let sw = switches(a);
     if !sw.is_empty() {
         s.push_str(&term.wrap(&sw));
@@ -321,6 +323,10 @@ pub fn text_in(a: &Audit, verbose: bool, term: &Term) -> String {
     if !a.drives.is_empty() {
         s.push_str(&drive_table_in(a, term));
         s.push_str("\n\n");
+    }
+    if let Some(ch) = &a.chassis {
+        s.push_str(&term.fit(&super::chassis::render(ch)));
+        s.push('\n');
     }
     if verbose && !a.empty_ports.is_empty() {
         s.push_str(&term.wrap(&empty_ports(a)));

@@ -23,6 +23,8 @@ pub enum HostSource {
     Sysfs(PathBuf),
     /// An `lspci -vvnn` dump.
     Lspci(PathBuf),
+    /// A Redfish tree (Redfish-Mockup-Creator's layout: `index.json` per URI).
+    Redfish(PathBuf),
 }
 
 impl HostSource {
@@ -48,7 +50,7 @@ impl HostSource {
     pub fn path(&self) -> &Path {
         match self {
             HostSource::Live => Path::new("/"),
-            HostSource::Sysfs(p) | HostSource::Lspci(p) => p,
+            HostSource::Sysfs(p) | HostSource::Lspci(p) | HostSource::Redfish(p) => p,
         }
     }
 }
@@ -70,6 +72,8 @@ pub struct HostRead {
     /// `sysfs:/`, `lspci:FILE` (the audit's `source`).
     pub source: String,
     pub facts: HostFacts,
+    /// Slots, devices and drives, from a source that describes the chassis (Redfish).
+    pub chassis: Option<super::chassis::Chassis>,
 }
 
 /// Reads a host source. `pci_ids` names a `pci.ids` for the names of a sysfs source (named
@@ -100,6 +104,7 @@ pub fn read(src: &HostSource, pci_ids: Option<&Path>) -> Result<HostRead, InputE
                 names,
                 source: format!("sysfs:{}", root.display()),
                 facts,
+                chassis: None,
             })
         }
         HostSource::Lspci(p) => {
@@ -110,6 +115,18 @@ pub fn read(src: &HostSource, pci_ids: Option<&Path>) -> Result<HostRead, InputE
                 names: Box::new(names::Embedded),
                 source: format!("lspci:{}", p.display()),
                 facts: HostFacts::default(),
+                chassis: None,
+            })
+        }
+        HostSource::Redfish(dir) => {
+            let r = super::redfish::read(dir)?;
+            Ok(HostRead {
+                scan: HostScan::default(),
+                findings: r.findings,
+                names: Box::new(names::Embedded),
+                source: format!("redfish:{}", dir.display()),
+                facts: r.facts,
+                chassis: Some(r.chassis),
             })
         }
     }
@@ -174,5 +191,11 @@ pub fn audit_read(read: &HostRead, opts: AuditOptions) -> Audit {
         read.findings.clone(),
     );
     a.product = read.facts.product.clone();
+    a.cpu_model = read.facts.cpu_model.clone();
+    a.sockets = read.facts.sockets;
+    if let Some(ch) = &read.chassis {
+        a.chassis = Some(ch.clone());
+        crate::finding::sort(&mut a.findings);
+    }
     a
 }

@@ -34,6 +34,7 @@ mod probe_safety;
 mod probe_snapshots;
 mod prom_textfile;
 mod readme_samples;
+mod redfish;
 mod term_width;
 mod toml_props;
 mod validation;

@@ -1,0 +1,429 @@
+//! `--redfish DIR`: DMTF's public mockups (tests/fixtures/shared/redfish-public-*), every
+//! slot, device and drive with exact values, and bad trees (malformed JSON, wrong types,
+//! links out of the tree, limits).
+
+use crate::common::{copy_tree, fixtures, laneplan, laneplan_wide, run};
+use laneplan::host::redfish::{self, Limits};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+fn tower() -> PathBuf {
+    fixtures().join("shared/redfish-public-tower")
+}
+
+fn cables() -> PathBuf {
+    fixtures().join("shared/redfish-public-cables")
+}
+
+fn audit_json(dir: &Path) -> (i32, Value) {
+    let (code, out, err) = run(laneplan().args(["audit", "--json", "--redfish"]).arg(dir));
+    assert!(code == 0 || code == 1, "exit {code}: {err}");
+    (code, serde_json::from_str(&out).expect("JSON"))
+}
+
+fn s(v: &Value) -> String {
+    match v {
+        Value::Null => "-".into(),
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn tail(v: &Value) -> String {
+    s(v).rsplit('/').next().unwrap().to_string()
+}
+
+fn link(v: &Value) -> String {
+    if v.is_null() {
+        return "-".into();
+    }
+    format!("Gen{} x{}", s(&v["gen"]), s(&v["width"]))
+}
+
+#[test]
+fn tower_every_slot_device_and_drive() {
+    let (code, a) = audit_json(&tower());
+    // Three links run below their maximum: the exit code says so.
+    assert_eq!(code, 1);
+    assert_eq!(a["source"], format!("redfish:{}", tower().display()));
+    assert_eq!(a["product"], "3500");
+    assert_eq!(a["cpu_model"], "Intel(R) Xeon(R) Gold 5218 2.3GHz");
+    assert_eq!(a["sockets"], 8);
+    assert_eq!(a["functions"], serde_json::json!([]));
+    let ch = &a["chassis"];
+    assert_eq!(ch["memory_mib"], 1048576);
+    assert_eq!(ch["dimms"], 8);
+    assert_eq!(ch["cpus"].as_array().unwrap().len(), 8);
+
+    let slots: Vec<String> = ch["slots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| {
+            format!(
+                "{} #{} {} Gen{} x{} {} [{}]",
+                s(&x["label"]),
+                s(&x["ordinal"]),
+                s(&x["slot_type"]),
+                s(&x["gen"]),
+                s(&x["lanes"]),
+                s(&x["state"]),
+                x["devices"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(tail)
+                    .collect::<Vec<_>>()
+                    .join(",")
+            )
+        })
+        .collect();
+    assert_eq!(
+        slots,
+        [
+            "Slot 1 #1 FullLength Gen3 x16 Enabled [Slot1]",
+            "Slot 2 #2 FullLength Gen3 x16 Enabled [Slot2]",
+            "Slot 3 #3 HalfLength Gen3 x4 Enabled [Slot3]",
+            "Slot 4 #4 HalfLength Gen3 x4 Enabled [Slot4]",
+            "Slot 5 #5 HalfLength Gen3 x4 Absent []",
+            "Slot 6 #6 HalfLength Gen3 x4 Absent []",
+        ]
+    );
+
+    let devices: Vec<String> = ch["devices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            format!(
+                "{} | {} | {} | {} | {} of {} | {} | bus {}",
+                tail(&d["id"]),
+                s(&d["model"]),
+                s(&d["slot"]),
+                s(&d["device_type"]),
+                link(&d["link"]),
+                link(&d["link_max"]),
+                s(&d["link_status"]),
+                s(&d["bdf"]),
+            )
+        })
+        .collect();
+    assert_eq!(
+        devices,
+        [
+            "Slot1 | PowerGraphics RX2070 | Slot 1 | SingleFunction | Gen3 x16 of Gen3 x16 | ok | bus -",
+            "Slot2 | PowerGraphics RX2070 | Slot 2 | SingleFunction | Gen3 x16 of Gen3 x16 | ok | bus -",
+            "Slot3 | SuperFC 5000 | Slot 3 | MultiFunction | Gen2 x2 of Gen3 x4 | downtrained | bus -",
+            "Slot4 | SuperFC 5000 | Slot 4 | MultiFunction | Gen2 x2 of Gen3 x4 | downtrained | bus -",
+            "IntegratedNIC | SuperNIC 2000 | - | MultiFunction | Gen2 x4 of Gen3 x4 | downtrained | bus -",
+            "IntegratedNVMe1 | PowerSSD 1000 | - | MultiFunction | Gen3 x4 of Gen3 x4 | ok | bus -",
+            "IntegratedNVMe2 | PowerSSD 1000 | - | MultiFunction | Gen3 x4 of Gen3 x4 | ok | bus -",
+            "IntegratedRAID | PowerStore 1000 | - | SingleFunction | Gen3 x4 of Gen3 x4 | ok | bus -",
+            "EmbeddedNVMeBridge | StoreBridge 5000 | - | SingleFunction | Gen3 x16 of Gen3 x16 | ok | bus -",
+        ]
+    );
+
+    let drives: Vec<String> = ch["drives"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            format!(
+                "{} {} {} {} {} {} bay {} in {}",
+                tail(&d["id"]),
+                s(&d["state"]),
+                s(&d["protocol"]),
+                s(&d["media"]),
+                s(&d["capacity_bytes"]),
+                s(&d["model"]),
+                s(&d["bay"]),
+                d["storage"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(tail)
+                    .collect::<Vec<_>>()
+                    .join(",")
+            )
+        })
+        .collect();
+    let mut want = vec![
+        "M.2-1 Enabled NVMe SSD 1125899906842624 NVMe 1000 bay - in NVMeSWRAID".to_string(),
+        "M.2-2 Enabled NVMe SSD 1125899906842624 NVMe 1000 bay - in NVMeSWRAID".to_string(),
+    ];
+    for i in 0..8 {
+        want.push(if i < 4 {
+            format!(
+                "Disk-1-{i} Enabled SAS HDD 20266198323167230 SAS 18000 bay - in RAIDIntegrated"
+            )
+        } else {
+            format!("Disk-1-{i} Absent - - - - bay - in RAIDIntegrated")
+        });
+    }
+    for i in 0..8 {
+        want.push(if i < 4 {
+            format!("Disk-2-{i} Enabled NVMe SSD 1125899906842624 NVMe 1000 bay - in NVMeSecondary")
+        } else {
+            format!("Disk-2-{i} Absent - - - - bay - in NVMeSecondary")
+        });
+    }
+    assert_eq!(drives, want);
+
+    // The findings: one per link below its maximum, and the note that no bus is known.
+    let codes: Vec<(String, String)> = a["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (s(&f["code"]), s(&f["location"]["node"])))
+        .collect();
+    assert_eq!(
+        codes,
+        [
+            (
+                "LP0340".into(),
+                "/redfish/v1/Chassis/Tower/PCIeDevices/IntegratedNIC".into()
+            ),
+            (
+                "LP0340".into(),
+                "/redfish/v1/Chassis/Tower/PCIeDevices/Slot3".into()
+            ),
+            (
+                "LP0340".into(),
+                "/redfish/v1/Chassis/Tower/PCIeDevices/Slot4".into()
+            ),
+            ("LP0344".into(), tower().display().to_string()),
+        ]
+    );
+}
+
+/// An oracle: every PCIe device file of the tower, read here with serde_json alone, is in
+/// the audit with its `PCIeInterface` as the file says.
+#[test]
+fn tower_devices_match_their_files() {
+    let (_, a) = audit_json(&tower());
+    let devs = a["chassis"]["devices"].as_array().unwrap();
+    let dir = tower().join("Chassis/Tower/PCIeDevices");
+    let mut n = 0;
+    for e in std::fs::read_dir(&dir).unwrap().flatten() {
+        if !e.path().is_dir() {
+            continue;
+        }
+        let v: Value =
+            serde_json::from_str(&std::fs::read_to_string(e.path().join("index.json")).unwrap())
+                .unwrap();
+        let d = devs
+            .iter()
+            .find(|d| d["id"] == v["@odata.id"])
+            .unwrap_or_else(|| panic!("{} missing", v["@odata.id"]));
+        let i = &v["PCIeInterface"];
+        let g = |k: &str| {
+            i[k].as_str()
+                .unwrap()
+                .trim_start_matches("Gen")
+                .parse::<u64>()
+                .unwrap()
+        };
+        assert_eq!(d["link"]["gen"], g("PCIeType"));
+        assert_eq!(d["link"]["width"], i["LanesInUse"]);
+        assert_eq!(d["link_max"]["gen"], g("MaxPCIeType"));
+        assert_eq!(d["link_max"]["width"], i["MaxLanes"]);
+        assert_eq!(d["model"], v["Model"]);
+        n += 1;
+    }
+    assert_eq!(n, 9);
+    assert_eq!(devs.len(), 9);
+}
+
+#[test]
+fn tower_text() {
+    let (code, out, err) = run(laneplan_wide()
+        .args(["audit", "--redfish"])
+        .arg("tests/fixtures/shared/redfish-public-tower"));
+    assert_eq!(code, 1, "{err}");
+    insta::assert_snapshot!("redfish-tower.txt", out);
+}
+
+#[test]
+fn cables_slots_and_drive() {
+    let (code, a) = audit_json(&cables());
+    assert_eq!(code, 0);
+    let ch = &a["chassis"];
+    let slots: Vec<String> = ch["slots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| {
+            format!(
+                "{} {} Gen{} lanes {}",
+                tail(&x["chassis"]),
+                s(&x["label"]),
+                s(&x["gen"]),
+                s(&x["lanes"])
+            )
+        })
+        .collect();
+    assert_eq!(
+        slots,
+        [
+            "chassis Slot 0 Gen4 lanes -",
+            "chassis Slot 1 Gen4 lanes -",
+            "chassis Slot 2 Gen4 lanes -",
+            "hsbp Upstream Slot Gen4 lanes -",
+        ]
+    );
+    let drives = ch["drives"].as_array().unwrap();
+    assert_eq!(drives.len(), 1);
+    assert_eq!(drives[0]["id"], "/redfish/v1/Chassis/hsbp/Drives/1");
+    assert_eq!(drives[0]["protocol"], "SATA");
+    assert_eq!(drives[0]["name"], "Drive Sample SATA");
+    assert_eq!(drives[0]["bay"], Value::Null);
+    assert_eq!(ch["devices"], serde_json::json!([]));
+    assert_eq!(a["findings"], serde_json::json!([]));
+}
+
+/// The root may be the mockup root (with `redfish/v1/` below it) or the `v1` folder.
+#[test]
+fn mockup_root_or_v1_folder() {
+    let t = tempfile::tempdir().unwrap();
+    let v1 = t.path().join("redfish/v1");
+    copy_tree(&cables(), &v1);
+    let a = redfish::read(t.path()).unwrap();
+    let b = redfish::read(&v1).unwrap();
+    assert_eq!(a.chassis, b.chassis);
+    assert_eq!(a.chassis.slots.len(), 4);
+    let e = redfish::read(&t.path().join("redfish")).unwrap_err();
+    assert!(e.message.contains("is no Redfish tree"), "{}", e.message);
+}
+
+fn copy_of(src: &Path) -> (tempfile::TempDir, PathBuf) {
+    let t = tempfile::tempdir().unwrap();
+    let d = t.path().join("tree");
+    copy_tree(src, &d);
+    (t, d)
+}
+
+#[test]
+fn malformed_json_is_located() {
+    let (_t, d) = copy_of(&tower());
+    let f = d.join("Chassis/Tower/PCIeDevices/Slot1/index.json");
+    std::fs::write(&f, "{\n  \"Id\": \"Slot1\",\n  \"Model\": oops\n}\n").unwrap();
+    let (code, _, err) = run(laneplan().args(["audit", "--redfish"]).arg(&d));
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(&format!("{}:3:", f.display())) && err.contains("malformed JSON"),
+        "{err}"
+    );
+}
+
+#[test]
+fn wrong_type_names_the_json_pointer() {
+    let (_t, d) = copy_of(&tower());
+    let f = d.join("Chassis/Tower/PCIeSlots/index.json");
+    let text = std::fs::read_to_string(&f).unwrap();
+    std::fs::write(
+        &f,
+        text.replacen("\"Lanes\": 4,", "\"Lanes\": \"four\",", 1),
+    )
+    .unwrap();
+    let e = redfish::read(&d).unwrap_err();
+    assert_eq!(
+        e.message,
+        format!(
+            "{}: at JSON pointer /Slots/2/Lanes: expected a whole number, found a string (\"four\")",
+            f.display()
+        )
+    );
+}
+
+/// Links out of the tree are not followed: another URI space, `..`, a symlink out.
+#[test]
+fn links_out_of_the_tree_are_notes() {
+    let (t, d) = copy_of(&cables());
+    let outside = t.path().join("outside");
+    std::fs::create_dir_all(outside.join("x")).unwrap();
+    std::fs::write(outside.join("x/index.json"), "{\"Id\": \"stolen\"}").unwrap();
+    std::os::unix::fs::symlink(&outside, d.join("Chassis/escape")).unwrap();
+    let f = d.join("Chassis/index.json");
+    let mut v: Value = serde_json::from_str(&std::fs::read_to_string(&f).unwrap()).unwrap();
+    let m = v["Members"].as_array_mut().unwrap();
+    for u in [
+        "https://bmc.example/redfish/v1/Chassis/x",
+        "/redfish/v1/Chassis/../../../etc",
+        "/redfish/v1/Chassis/escape/x",
+        "/redfish/v1/Chassis/absent",
+    ] {
+        m.push(serde_json::json!({ "@odata.id": u }));
+    }
+    std::fs::write(&f, serde_json::to_string(&v).unwrap()).unwrap();
+    let r = redfish::read(&d).unwrap();
+    let notes: Vec<(&str, &str)> = r
+        .findings
+        .iter()
+        .map(|f| (f.code, f.message.as_str()))
+        .collect();
+    assert_eq!(
+        notes,
+        [
+            (
+                "LP0341",
+                "/redfish/v1/Chassis/../../../etc: a link outside the tree, not followed"
+            ),
+            (
+                "LP0341",
+                "/redfish/v1/Chassis/escape/x: a link outside the tree, not followed"
+            ),
+            (
+                "LP0341",
+                "https://bmc.example/redfish/v1/Chassis/x: a link outside the tree, not followed"
+            ),
+            (
+                "LP0342",
+                "1 linked resource(s) not in the tree: /redfish/v1/Chassis/absent"
+            ),
+        ]
+    );
+    // What was read stays as before.
+    assert_eq!(r.chassis.slots.len(), 4);
+}
+
+#[test]
+fn limits_bound_the_read() {
+    let e = redfish::read_with(
+        &tower(),
+        Limits {
+            max_depth: 3,
+            ..Limits::default()
+        },
+    )
+    .unwrap_err();
+    assert!(
+        e.message.contains("links nest deeper than 3 levels"),
+        "{}",
+        e.message
+    );
+    let e = redfish::read_with(
+        &tower(),
+        Limits {
+            max_resources: 20,
+            ..Limits::default()
+        },
+    )
+    .unwrap_err();
+    assert!(
+        e.message.contains("more than 20 resources"),
+        "{}",
+        e.message
+    );
+    // A huge file: over the size limit, refused before it is read.
+    let (_t, d) = copy_of(&cables());
+    let f = d.join("Chassis/chassis/index.json");
+    let text = std::fs::read_to_string(&f).unwrap();
+    std::fs::write(&f, format!("{}{}", " ".repeat(9 << 20), text)).unwrap();
+    let (code, _, err) = run(laneplan().args(["audit", "--redfish"]).arg(&d));
+    assert_eq!(code, 2);
+    assert!(err.contains("the limit is 8388608 bytes"), "{err}");
+    // Not a tree at all.
+    let (code, _, err) = run(laneplan().args(["audit", "--redfish", "/nonexistent-tree"]));
+    assert_eq!(code, 2);
+    assert!(err.contains("is no Redfish tree"), "{err}");
+}
