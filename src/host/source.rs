@@ -74,6 +74,10 @@ pub struct HostRead {
     pub facts: HostFacts,
     /// Slots, devices and drives, from a source that describes the chassis (Redfish).
     pub chassis: Option<super::chassis::Chassis>,
+    /// Whether the audit reports the CPU model and socket count: true for the sources added
+    /// with the seam (Redfish, hwloc); false for sysfs and lspci, whose audit JSON stays as
+    /// it was (their CPU is read for `learn`).
+    pub report_cpu: bool,
 }
 
 /// Reads a host source. `pci_ids` names a `pci.ids` for the names of a sysfs source (named
@@ -105,6 +109,7 @@ pub fn read(src: &HostSource, pci_ids: Option<&Path>) -> Result<HostRead, InputE
                 source: format!("sysfs:{}", root.display()),
                 facts,
                 chassis: None,
+                report_cpu: false,
             })
         }
         HostSource::Lspci(p) => {
@@ -116,6 +121,7 @@ pub fn read(src: &HostSource, pci_ids: Option<&Path>) -> Result<HostRead, InputE
                 source: format!("lspci:{}", p.display()),
                 facts: HostFacts::default(),
                 chassis: None,
+                report_cpu: false,
             })
         }
         HostSource::Redfish(dir) => {
@@ -127,6 +133,7 @@ pub fn read(src: &HostSource, pci_ids: Option<&Path>) -> Result<HostRead, InputE
                 source: format!("redfish:{}", dir.display()),
                 facts: r.facts,
                 chassis: Some(r.chassis),
+                report_cpu: true,
             })
         }
     }
@@ -191,8 +198,10 @@ pub fn audit_read(read: &HostRead, opts: AuditOptions) -> Audit {
         read.findings.clone(),
     );
     a.product = read.facts.product.clone();
-    a.cpu_model = read.facts.cpu_model.clone();
-    a.sockets = read.facts.sockets;
+    if read.report_cpu {
+        a.cpu_model = read.facts.cpu_model.clone();
+        a.sockets = read.facts.sockets;
+    }
     if let Some(ch) = &read.chassis {
         a.chassis = Some(ch.clone());
         crate::finding::sort(&mut a.findings);
