@@ -19,6 +19,10 @@ pub struct HostArgs {
     /// mockup root or its `redfish/v1` folder): slots, devices, drives. See docs/redfish.md.
     #[arg(long, value_name = "DIR", group = "host_source")]
     pub redfish: Option<PathBuf>,
+    /// Read an hwloc XML topology (`lstopo --of xml`): the PCI tree, NUMA, slots and disks as
+    /// hwloc holds them; links carry their current speed only. See docs/hwloc.md.
+    #[arg(long = "hwloc-xml", value_name = "FILE", group = "host_source")]
+    pub hwloc_xml: Option<PathBuf>,
     /// Names from this pci.ids (default: the host's own, else the embedded database).
     #[arg(long, value_name = "FILE")]
     pub pci_ids: Option<PathBuf>,
@@ -29,6 +33,9 @@ impl HostArgs {
     pub fn source(&self) -> Option<HostSource> {
         if let Some(p) = &self.lspci {
             return Some(HostSource::Lspci(p.clone()));
+        }
+        if let Some(p) = &self.hwloc_xml {
+            return Some(HostSource::HwlocXml(p.clone()));
         }
         if let Some(p) = &self.redfish {
             return Some(HostSource::Redfish(p.clone()));

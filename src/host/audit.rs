@@ -93,6 +93,9 @@ pub struct FunctionReport {
     pub buses: Option<[u8; 2]>,
     pub link: Option<LinkState>,
     pub link_max: Option<LinkState>,
+    /// The current link in GB/s, from a source that gives only that (hwloc).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub link_speed_gbs: Option<f64>,
     /// Max of the port above (its link partner).
     pub upstream_max: Option<LinkState>,
     /// What the link should train at: min(own max, port max).
@@ -158,6 +161,10 @@ pub struct Audit {
     /// for sources without one (sysfs, lspci, hwloc).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub chassis: Option<super::chassis::Chassis>,
+    /// Disks as an OS-level source names them (hwloc), each below its PCI function; absent
+    /// for the other sources.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub disks: Vec<OsDisk>,
     #[serde(skip)]
     pub tree: LiveTree,
     #[serde(skip)]
@@ -224,7 +231,12 @@ pub fn audit(
         if shares_link_of_function_zero(&tree, i) {
             continue; // its link is function 0's: judged there
         }
-        let Some(cur) = f.link else { continue };
+        let Some(cur) = f.link else {
+            if scan.current_links_only && f.link_gbps.is_some() {
+                status[i] = LinkStatus::Unknown;
+            }
+            continue;
+        };
         upstream_max[i] = port.and_then(|p| tree.funcs[p].link_max);
         let want = min_link(f.link_max, upstream_max[i]);
         expected[i] = want;
@@ -442,6 +454,7 @@ pub fn audit(
                 buses: f.bus_range.map(|(s, u)| [s, u]),
                 link: f.link,
                 link_max: f.link_max,
+                link_speed_gbs: f.link_gbps,
                 upstream_max: upstream_max[i],
                 expected: expected[i],
                 link_status: status[i],
@@ -459,6 +472,7 @@ pub fn audit(
         cpu_model: None,
         sockets: None,
         chassis: None,
+        disks: Vec::new(),
         schema_version: SCHEMA_VERSION,
         source: source.to_string(),
         names: names.source(),

@@ -50,6 +50,7 @@ pub struct ChassisFunction {
     /// `MassStorageController`, `NetworkController`, ... as the source names it.
     pub device_class: Option<String>,
     /// Its address where the source gives one (an OEM bus number, never guessed).
+    #[serde(serialize_with = "super::model::ser_opt_bdf")]
     pub bdf: Option<Bdf>,
 }
 
@@ -74,6 +75,7 @@ pub struct ChassisDevice {
     pub slot: Option<String>,
     pub cpu: Option<u32>,
     /// Bus and device where an OEM block or id gives them.
+    #[serde(serialize_with = "super::model::ser_opt_bdf")]
     pub bdf: Option<Bdf>,
     pub functions: Vec<ChassisFunction>,
 }

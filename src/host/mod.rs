@@ -9,6 +9,7 @@ pub mod audit;
 pub mod chassis;
 pub mod fs;
 pub mod gather;
+pub mod hwloc;
 pub mod lspci;
 pub mod model;
 pub mod names;

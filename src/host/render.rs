@@ -324,6 +324,10 @@ pub fn text_in(a: &Audit, verbose: bool, term: &Term) -> String {
         s.push_str(&drive_table_in(a, term));
         s.push_str("\n\n");
     }
+    if !a.disks.is_empty() {
+        s.push_str(&term.fit(&super::hwloc::render_disks(&a.disks)));
+        s.push('\n');
+    }
     if let Some(ch) = &a.chassis {
         s.push_str(&term.fit(&super::chassis::render(ch)));
         s.push('\n');

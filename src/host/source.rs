@@ -25,6 +25,8 @@ pub enum HostSource {
     Lspci(PathBuf),
     /// A Redfish tree (Redfish-Mockup-Creator's layout: `index.json` per URI).
     Redfish(PathBuf),
+    /// An hwloc XML topology (`lstopo --of xml`).
+    HwlocXml(PathBuf),
 }
 
 impl HostSource {
@@ -50,7 +52,10 @@ impl HostSource {
     pub fn path(&self) -> &Path {
         match self {
             HostSource::Live => Path::new("/"),
-            HostSource::Sysfs(p) | HostSource::Lspci(p) | HostSource::Redfish(p) => p,
+            HostSource::Sysfs(p)
+            | HostSource::Lspci(p)
+            | HostSource::Redfish(p)
+            | HostSource::HwlocXml(p) => p,
         }
     }
 }
@@ -74,6 +79,8 @@ pub struct HostRead {
     pub facts: HostFacts,
     /// Slots, devices and drives, from a source that describes the chassis (Redfish).
     pub chassis: Option<super::chassis::Chassis>,
+    /// Disks an OS-level source names (hwloc).
+    pub disks: Vec<super::model::OsDisk>,
     /// Whether the audit reports the CPU model and socket count: true for the sources added
     /// with the seam (Redfish, hwloc); false for sysfs and lspci, whose audit JSON stays as
     /// it was (their CPU is read for `learn`).
@@ -109,6 +116,7 @@ pub fn read(src: &HostSource, pci_ids: Option<&Path>) -> Result<HostRead, InputE
                 source: format!("sysfs:{}", root.display()),
                 facts,
                 chassis: None,
+                disks: Vec::new(),
                 report_cpu: false,
             })
         }
@@ -121,6 +129,7 @@ pub fn read(src: &HostSource, pci_ids: Option<&Path>) -> Result<HostRead, InputE
                 source: format!("lspci:{}", p.display()),
                 facts: HostFacts::default(),
                 chassis: None,
+                disks: Vec::new(),
                 report_cpu: false,
             })
         }
@@ -133,6 +142,20 @@ pub fn read(src: &HostSource, pci_ids: Option<&Path>) -> Result<HostRead, InputE
                 source: format!("redfish:{}", dir.display()),
                 facts: r.facts,
                 chassis: Some(r.chassis),
+                disks: Vec::new(),
+                report_cpu: true,
+            })
+        }
+        HostSource::HwlocXml(p) => {
+            let h = super::hwloc::read(p)?;
+            Ok(HostRead {
+                scan: h.scan,
+                findings: h.findings,
+                names: Box::new(names::Embedded),
+                source: format!("hwloc:{}", p.display()),
+                facts: h.facts,
+                chassis: None,
+                disks: h.disks,
                 report_cpu: true,
             })
         }
@@ -202,6 +225,7 @@ pub fn audit_read(read: &HostRead, opts: AuditOptions) -> Audit {
         a.cpu_model = read.facts.cpu_model.clone();
         a.sockets = read.facts.sockets;
     }
+    a.disks = read.disks.clone();
     if let Some(ch) = &read.chassis {
         a.chassis = Some(ch.clone());
         crate::finding::sort(&mut a.findings);

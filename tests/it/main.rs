@@ -15,6 +15,7 @@ mod flow_props;
 mod host_audit;
 mod host_bad_input;
 mod host_sources;
+mod hwloc;
 mod learn;
 mod learn_props;
 mod lspci_props;
