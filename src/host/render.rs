@@ -383,6 +383,85 @@ fn switches(a: &Audit) -> String {
     out
 }
 
+/// The families only the newer sources fill (absent otherwise, so a sysfs or lspci textfile
+/// is as before): hwloc's current GB/s per function, and per Redfish device the link in
+/// use, its maximum and whether it is below it.
+fn source_families(a: &Audit, s: &mut String) {
+    let gbs: Vec<_> = a
+        .functions
+        .iter()
+        .filter_map(|f| f.link_speed_gbs.map(|v| (f, v)))
+        .collect();
+    if !gbs.is_empty() {
+        let name = "laneplan_pcie_link_current_gbs";
+        let _ = writeln!(
+            s,
+            "# HELP {name} Current PCIe link in GB/s as hwloc reports it (no maximum known)."
+        );
+        let _ = writeln!(s, "# TYPE {name} gauge");
+        for (f, v) in gbs {
+            let mut labels = format!("bdf=\"{}\",model=\"{}\"", esc(&f.bdf), esc(&f.name));
+            if let Some(sl) = f.slot.as_deref().filter(|x| !x.is_empty()) {
+                labels.push_str(&format!(",slot=\"{}\"", esc(sl)));
+            }
+            let _ = writeln!(s, "{name}{{{labels}}} {v}");
+        }
+    }
+    let Some(ch) = &a.chassis else { return };
+    type Get = fn(&super::chassis::ChassisDevice) -> Option<f64>;
+    let fams: [(&str, &str, Get); 5] = [
+        (
+            "laneplan_chassis_link_speed_gts",
+            "PCIe link speed in use in GT/s, as the BMC reports it.",
+            |d| d.link.map(|l| l.gts()),
+        ),
+        (
+            "laneplan_chassis_link_width",
+            "PCIe lanes in use, as the BMC reports them.",
+            |d| d.link.map(|l| f64::from(l.width)),
+        ),
+        (
+            "laneplan_chassis_link_max_speed_gts",
+            "Maximum PCIe link speed of the device in GT/s (BMC).",
+            |d| d.link_max.map(|l| l.gts()),
+        ),
+        (
+            "laneplan_chassis_link_max_width",
+            "Maximum PCIe lanes of the device (BMC).",
+            |d| d.link_max.map(|l| f64::from(l.width)),
+        ),
+        (
+            "laneplan_chassis_link_downtrained",
+            "1 when the BMC reports the link below the device's maximum.",
+            |d| match d.link_status {
+                LinkStatus::Downtrained => Some(1.0),
+                LinkStatus::Ok => Some(0.0),
+                _ => None,
+            },
+        ),
+    ];
+    for (name, help, get) in fams {
+        let _ = writeln!(s, "# HELP {name} {help}");
+        let _ = writeln!(s, "# TYPE {name} gauge");
+        for d in &ch.devices {
+            let Some(v) = get(d) else { continue };
+            let labels = [
+                ("device", Some(d.id.as_str())),
+                ("slot", d.slot.as_deref()),
+                ("model", d.model.as_deref().or(d.name.as_deref())),
+            ]
+            .into_iter()
+            .filter_map(|(k, v)| {
+                v.filter(|v| !v.is_empty())
+                    .map(|v| format!("{k}=\"{}\"", esc(v)))
+            })
+            .collect::<Vec<_>>()
+            .join(",");
+            let _ = writeln!(s, "{name}{{{labels}}} {v}");
+        }
+    }
+}
+
 fn esc(v: &str) -> String {
     v.replace('\\', "\\\\")
         .replace('"', "\\\"")
@@ -484,6 +563,7 @@ pub fn prometheus(a: &Audit) -> String {
             }
         }
     }
+    source_families(a, &mut s);
     let name = "laneplan_audit_findings";
     let _ = writeln!(s, "# HELP {name} Findings of the last audit by severity.");
     let _ = writeln!(s, "# TYPE {name} gauge");

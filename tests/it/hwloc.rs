@@ -353,3 +353,28 @@ fn dgx2_text() {
     assert_eq!(code, 0, "{err}");
     insta::assert_snapshot!("hwloc-dgx2.txt", out);
 }
+
+/// `--prometheus`: hwloc's current GB/s per function, no downtrain gauge (no maximum).
+#[test]
+fn dgx2_prometheus() {
+    let t = tempfile::tempdir().unwrap();
+    let p = t.path().join("hw.prom");
+    let (code, _, err) = run(laneplan()
+        .args(["audit", "--hwloc-xml"])
+        .arg(xml("nvidiaDGX2.xml"))
+        .arg("--prometheus")
+        .arg(&p));
+    assert_eq!(code, 0, "{err}");
+    let text = std::fs::read_to_string(&p).unwrap();
+    let gbs: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("laneplan_pcie_link_current_gbs{"))
+        .collect();
+    assert_eq!(gbs.len(), 84);
+    assert!(gbs.contains(&"laneplan_pcie_link_current_gbs{bdf=\"0000:34:00.0\",model=\"NVIDIA Corporation GV100GL [Tesla V100 SXM3 32GB] (NVIDIA Corporation Tesla V100-SXM3-32GB-H)\"} 15.753846"));
+    assert!(
+        !text
+            .lines()
+            .any(|l| l.starts_with("laneplan_pcie_link_downtrained{"))
+    );
+}

@@ -427,3 +427,37 @@ fn limits_bound_the_read() {
     assert_eq!(code, 2);
     assert!(err.contains("is no Redfish tree"), "{err}");
 }
+
+/// `--prometheus`: per Redfish device the link in use, its maximum and the verdict.
+#[test]
+fn tower_prometheus() {
+    let t = tempfile::tempdir().unwrap();
+    let p = t.path().join("rf.prom");
+    let (code, _, err) = run(laneplan()
+        .args(["audit", "--redfish"])
+        .arg(tower())
+        .arg("--prometheus")
+        .arg(&p));
+    assert_eq!(code, 1, "{err}");
+    let text = std::fs::read_to_string(&p).unwrap();
+    let down: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("laneplan_chassis_link_downtrained{") && l.ends_with(" 1"))
+        .collect();
+    assert_eq!(
+        down,
+        [
+            "laneplan_chassis_link_downtrained{device=\"/redfish/v1/Chassis/Tower/PCIeDevices/Slot3\",slot=\"Slot 3\",model=\"SuperFC 5000\"} 1",
+            "laneplan_chassis_link_downtrained{device=\"/redfish/v1/Chassis/Tower/PCIeDevices/Slot4\",slot=\"Slot 4\",model=\"SuperFC 5000\"} 1",
+            "laneplan_chassis_link_downtrained{device=\"/redfish/v1/Chassis/Tower/PCIeDevices/IntegratedNIC\",model=\"SuperNIC 2000\"} 1",
+        ]
+    );
+    assert_eq!(
+        text.lines()
+            .filter(|l| l.starts_with("laneplan_chassis_link_downtrained{") && l.ends_with(" 0"))
+            .count(),
+        6
+    );
+    assert!(text.contains("laneplan_chassis_link_width{device=\"/redfish/v1/Chassis/Tower/PCIeDevices/Slot3\",slot=\"Slot 3\",model=\"SuperFC 5000\"} 2\n"));
+    assert!(text.contains("laneplan_audit_findings{severity=\"error\"} 3\n"));
+}
