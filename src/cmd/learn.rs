@@ -34,7 +34,7 @@ pub fn run(args: LearnArgs, catalog: &super::plan::CatalogArgs) -> miette::Resul
         (None, true) => laneplan::host::source::HostSource::Live,
         (None, false) => {
             return Err(miette!(
-                "say what to learn from: --host, --sysfs-root DIR or --lspci FILE"
+                "say what to learn from: --host, --sysfs-root DIR, --lspci FILE, --redfish DIR or --hwloc-xml FILE"
             ));
         }
     };
@@ -46,13 +46,17 @@ pub fn run(args: LearnArgs, catalog: &super::plan::CatalogArgs) -> miette::Resul
         scan: read.scan,
     };
     let cat = catalog.load()?;
-    let learned = learn::learn(
-        &view,
-        &cat,
-        &LearnOptions {
-            id: args.id.clone(),
-        },
-    );
+    // A Redfish tree has a chassis and no bus tree: its own mapping (host::redfish_learn).
+    let learned = match laneplan::host::redfish_learn::learn(&view.audit, args.id.as_deref()) {
+        Some(l) => l,
+        None => learn::learn(
+            &view,
+            &cat,
+            &LearnOptions {
+                id: args.id.clone(),
+            },
+        ),
+    };
     let files = learn::write(&learned, &args.out)
         .into_diagnostic()
         .wrap_err_with(|| format!("cannot write into {}", args.out.display()))?;

@@ -14,6 +14,7 @@ pub mod lspci;
 pub mod model;
 pub mod names;
 pub mod redfish;
+pub mod redfish_learn;
 pub mod render;
 pub mod source;
 pub mod sysfs;

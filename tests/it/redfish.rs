@@ -461,3 +461,164 @@ fn tower_prometheus() {
     assert!(text.contains("laneplan_chassis_link_width{device=\"/redfish/v1/Chassis/Tower/PCIeDevices/Slot3\",slot=\"Slot 3\",model=\"SuperFC 5000\"} 2\n"));
     assert!(text.contains("laneplan_audit_findings{severity=\"error\"} 3\n"));
 }
+
+/// `learn --redfish` -> `check` exit 0 -> `audit --redfish --against` matches every slot.
+fn round_trip(tree: &Path) -> (tempfile::TempDir, Value, Value) {
+    let t = tempfile::tempdir().unwrap();
+    let out = t.path().join("out");
+    let (code, _, err) = run(laneplan()
+        .args(["learn", "--json", "--redfish"])
+        .arg(tree)
+        .arg("-o")
+        .arg(&out));
+    assert_eq!(code, 0, "{err}");
+    let plat = out.join("platform");
+    let (code, _, err) = run(laneplan()
+        .arg("--platform-dir")
+        .arg(&plat)
+        .arg("check")
+        .arg(out.join("build.toml")));
+    assert_eq!(code, 0, "check: {err}");
+    let (_, stdout, err) = run(laneplan()
+        .arg("--platform-dir")
+        .arg(&plat)
+        .args(["audit", "--json", "--redfish"])
+        .arg(tree)
+        .arg("--against")
+        .arg(out.join("build.toml")));
+    let a: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {err}"));
+    let platform = std::fs::read_to_string(
+        std::fs::read_dir(&plat)
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .find(|p| !p.to_string_lossy().ends_with("-parts.toml"))
+            .unwrap(),
+    )
+    .unwrap();
+    let p: Value = serde_json::to_value(toml::from_str::<toml::Value>(&platform).unwrap()).unwrap();
+    (t, a, p)
+}
+
+fn places(a: &Value) -> Vec<String> {
+    a["bays"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            format!(
+                "{} {} {} -> {}",
+                s(&e["place"]),
+                s(&e["status"]),
+                s(&e["expected"]),
+                s(&e["found"])
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn learn_round_trip_tower() {
+    let (_t, a, p) = round_trip(&tower());
+    assert_eq!(
+        places(&a),
+        [
+            "Slot 1 ok PowerGraphics RX2070 -> PowerGraphics RX2070",
+            "Slot 2 ok PowerGraphics RX2070 -> PowerGraphics RX2070",
+            "Slot 3 ok SuperFC 5000 -> SuperFC 5000",
+            "Slot 4 ok SuperFC 5000 -> SuperFC 5000",
+            "Slot 5 empty - -> -",
+            "Slot 6 empty - -> -",
+        ]
+    );
+    // Matched by the slots' ordinals (`slot_number` in the platform).
+    assert!(
+        a["bays"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|e| e["method"] == "physical-slot")
+    );
+    // The learned platform: eight sockets (the tree's eight CPUs), six labelled slots with
+    // their ordinals, lanes and generation.
+    assert_eq!(p["id"], "learned-3500");
+    assert_eq!(p["socket"].as_array().unwrap().len(), 8);
+    assert_eq!(p["socket"][0]["cpu"], "Intel(R) Xeon(R) Gold 5218 2.3GHz");
+    let slots: Vec<String> = p["slot"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| {
+            format!(
+                "{} {} #{} x{} Gen{}",
+                s(&x["id"]),
+                s(&x["label"]),
+                s(&x["slot_number"]),
+                s(&x["electrical"]),
+                s(&x["gen"])
+            )
+        })
+        .collect();
+    assert_eq!(
+        slots,
+        [
+            "slot-1 Slot 1 #1 x16 Gen3",
+            "slot-2 Slot 2 #2 x16 Gen3",
+            "slot-3 Slot 3 #3 x4 Gen3",
+            "slot-4 Slot 4 #4 x4 Gen3",
+            "slot-5 Slot 5 #5 x4 Gen3",
+            "slot-6 Slot 6 #6 x4 Gen3",
+        ]
+    );
+    // The text: N of N.
+    let (_, text, _) = run(laneplan()
+        .arg("--platform-dir")
+        .arg(_t.path().join("out/platform"))
+        .args(["audit", "--redfish"])
+        .arg(tower())
+        .arg("--against")
+        .arg(_t.path().join("out/build.toml")));
+    assert!(text.contains("4 of 4 planned found"), "{text}");
+}
+
+#[test]
+fn learn_round_trip_cables() {
+    let (_t, a, p) = round_trip(&cables());
+    // Four slots, all empty in the tree and in the plan: each matched by its label.
+    assert_eq!(
+        places(&a),
+        [
+            "Slot 0 empty - -> -",
+            "Slot 1 empty - -> -",
+            "Slot 2 empty - -> -",
+            "Upstream Slot empty - -> -",
+        ]
+    );
+    assert_eq!(p["slot"].as_array().unwrap().len(), 4);
+    assert_eq!(p["socket"].as_array().unwrap().len(), 1);
+}
+
+/// `bays BUILD --redfish` draws the learned tower with what the BMC shows in each slot.
+#[test]
+fn bays_draws_the_tower() {
+    let t = tempfile::tempdir().unwrap();
+    let out = t.path().join("out");
+    let (code, _, err) = run(laneplan()
+        .args(["learn", "--redfish"])
+        .arg(tower())
+        .arg("-o")
+        .arg(&out));
+    assert_eq!(code, 0, "{err}");
+    let (code, text, err) = run(laneplan_wide()
+        .arg("--platform-dir")
+        .arg(out.join("platform"))
+        .arg("bays")
+        .arg(out.join("build.toml"))
+        .arg("--redfish")
+        .arg(tower()));
+    assert_eq!(code, 0, "{err}");
+    assert!(text.contains("Host: 4 of 4 planned found"), "{text}");
+    for l in ["Slot 1", "Slot 6", "PowerGraphics RX2070", "SuperFC 5000"] {
+        assert!(text.contains(l), "{l}: {text}");
+    }
+}
