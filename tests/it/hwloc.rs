@@ -378,3 +378,61 @@ fn dgx2_prometheus() {
             .any(|l| l.starts_with("laneplan_pcie_link_downtrained{"))
     );
 }
+
+/// `learn --hwloc-xml` -> `check` -> `audit --hwloc-xml --against`: the two PCISlot cards
+/// (ConnectX-3 in slot 1, Xeon Phi in slot 2) are found where the learned build puts them.
+#[test]
+fn learn_round_trip_nvme_slots() {
+    let t = tempfile::tempdir().unwrap();
+    let out = t.path().join("out");
+    let (code, _, err) = run(laneplan()
+        .args(["learn", "--hwloc-xml"])
+        .arg(nvme_xml())
+        .arg("-o")
+        .arg(&out));
+    assert_eq!(code, 0, "{err}");
+    let plat = out.join("platform");
+    let (code, _, err) = run(laneplan()
+        .arg("--platform-dir")
+        .arg(&plat)
+        .arg("check")
+        .arg(out.join("build.toml")));
+    assert_eq!(code, 0, "{err}");
+    let (_, stdout, err) = run(laneplan()
+        .arg("--platform-dir")
+        .arg(&plat)
+        .args(["audit", "--json", "--hwloc-xml"])
+        .arg(nvme_xml())
+        .arg("--against")
+        .arg(out.join("build.toml")));
+    let a: serde_json::Value =
+        serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {err}"));
+    let slots: Vec<(String, String, String)> = a["bays"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["slot_number"].is_number())
+        .map(|e| {
+            (
+                e["place"].as_str().unwrap().to_string(),
+                e["status"].as_str().unwrap().to_string(),
+                e["bdf"].as_str().unwrap_or("-").to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        slots,
+        [
+            (
+                "Slot 1".to_string(),
+                "ok".to_string(),
+                "0000:82:00.0".to_string()
+            ),
+            (
+                "Slot 2".to_string(),
+                "ok".to_string(),
+                "0000:83:00.0".to_string()
+            ),
+        ]
+    );
+}
