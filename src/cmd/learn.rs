@@ -34,7 +34,7 @@ pub fn run(args: LearnArgs, catalog: &super::plan::CatalogArgs) -> miette::Resul
         (None, true) => laneplan::host::source::HostSource::Live,
         (None, false) => {
             return Err(miette!(
-                "say what to learn from: --host, --sysfs-root DIR, --lspci FILE, --redfish DIR or --hwloc-xml FILE"
+                "say what to learn from: --host, --sysfs-root DIR or --lspci FILE (or --redfish DIR, --hwloc-xml FILE)"
             ));
         }
     };
