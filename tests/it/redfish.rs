@@ -622,3 +622,154 @@ fn bays_draws_the_tower() {
         assert!(text.contains(l), "{l}: {text}");
     }
 }
+
+/// OEM blocks and drive locations. Synthetic: neither public mockup carries a Dell or HPE
+/// block or a located drive, so this small tree is written here, shaped as iDRAC and iLO
+/// write those properties (issue 20).
+#[test]
+fn oem_blocks_and_drive_locations() {
+    let t = tempfile::tempdir().unwrap();
+    let root = t.path().join("redfish/v1");
+    let put = |uri: &str, v: Value| {
+        let d = root.join(
+            uri.trim_start_matches("/redfish/v1")
+                .trim_start_matches('/'),
+        );
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::write(
+            d.join("index.json"),
+            serde_json::to_string_pretty(&v).unwrap(),
+        )
+        .unwrap();
+    };
+    let l = |u: &str| serde_json::json!({ "@odata.id": u });
+    put(
+        "/redfish/v1",
+        serde_json::json!({ "Chassis": l("/redfish/v1/Chassis"), "Oem": { "Contoso": { "x": 1 } } }),
+    );
+    put(
+        "/redfish/v1/Chassis",
+        serde_json::json!({ "Members": [l("/redfish/v1/Chassis/1")] }),
+    );
+    put(
+        "/redfish/v1/Chassis/1",
+        serde_json::json!({
+            "@odata.id": "/redfish/v1/Chassis/1",
+            "PCIeSlots": l("/redfish/v1/Chassis/1/PCIeSlots"),
+            "PCIeDevices": l("/redfish/v1/Chassis/1/PCIeDevices"),
+            "Drives": l("/redfish/v1/Chassis/1/Drives"),
+        }),
+    );
+    put(
+        "/redfish/v1/Chassis/1/PCIeSlots",
+        serde_json::json!({ "Slots": [
+            { "PCIeType": "Gen4", "Lanes": 16, "SlotType": "FullLength",
+              "Location": { "PartLocation": { "ServiceLabel": "Slot 1", "LocationOrdinalValue": 1 } },
+              "Links": { "PCIeDevice": [l("/redfish/v1/Chassis/1/PCIeDevices/102-0")] },
+              "Oem": { "Dell": { "CPUAffinity": 2 } } },
+            { "PCIeType": "Gen4", "Lanes": 4, "SlotType": "U2",
+              "Location": { "PartLocation": { "ServiceLabel": "Bay 0", "LocationOrdinalValue": 0 } },
+              "Oem": { "Dell": { "DellPCIeSlot": { "CPUAffinity": "CPU1" } } } },
+        ]}),
+    );
+    put(
+        "/redfish/v1/Chassis/1/PCIeDevices",
+        serde_json::json!({ "Members": [
+            l("/redfish/v1/Chassis/1/PCIeDevices/102-0"), l("/redfish/v1/Chassis/1/PCIeDevices/nic")
+        ]}),
+    );
+    put(
+        "/redfish/v1/Chassis/1/PCIeDevices/102-0",
+        serde_json::json!({
+            "Id": "102-0", "Model": "HBA355e",
+            "PCIeInterface": { "PCIeType": "Gen4", "MaxPCIeType": "Gen4", "LanesInUse": 8, "MaxLanes": 8 },
+            "Oem": { "Dell": { "@odata.type": "#DellOem.v1_0_0.DellOemResources" } },
+        }),
+    );
+    put(
+        "/redfish/v1/Chassis/1/PCIeDevices/nic",
+        serde_json::json!({
+            "Id": "nic", "Model": "NIC 2p",
+            "PCIeInterface": { "PCIeType": "Gen3", "LanesInUse": 8 },
+            "Oem": { "Hpe": { "BusNumber": 18, "DeviceNumber": 0, "FunctionNumber": 1 } },
+        }),
+    );
+    put(
+        "/redfish/v1/Chassis/1/Drives",
+        serde_json::json!({ "Members": [
+            l("/redfish/v1/Chassis/1/Drives/a"), l("/redfish/v1/Chassis/1/Drives/b")
+        ]}),
+    );
+    put(
+        "/redfish/v1/Chassis/1/Drives/a",
+        serde_json::json!({
+            "Model": "PM1733", "Protocol": "NVMe",
+            "PhysicalLocation": { "PartLocation": { "ServiceLabel": "Bay 5", "LocationOrdinalValue": 5, "LocationType": "Bay" } },
+            "Oem": { "Dell": { "DellPhysicalDisk": { "CPUAffinity": "1" } } },
+        }),
+    );
+    put(
+        "/redfish/v1/Chassis/1/Drives/b",
+        serde_json::json!({
+            "Model": "MZ7L3", "Protocol": "SATA",
+            "PhysicalLocation": { "PartLocation": { "ServiceLabel": "Port=1I:Box=1:Bay=3" } },
+        }),
+    );
+    let r = redfish::read(t.path()).unwrap();
+    let ch = &r.chassis;
+    let slots: Vec<(Option<&str>, Option<&str>, Option<u32>)> = ch
+        .slots
+        .iter()
+        .map(|s| (s.label.as_deref(), s.slot_type.as_deref(), s.cpu))
+        .collect();
+    assert_eq!(
+        slots,
+        [
+            (Some("Slot 1"), Some("FullLength"), Some(2)),
+            (Some("Bay 0"), Some("U2"), Some(1))
+        ]
+    );
+    let devs: Vec<(String, Option<String>, Option<u32>, &str)> = ch
+        .devices
+        .iter()
+        .map(|d| {
+            (
+                d.id.rsplit('/').next().unwrap().to_string(),
+                d.bdf.map(|b| b.to_string()),
+                d.cpu,
+                match d.link_status {
+                    laneplan::host::audit::LinkStatus::Ok => "ok",
+                    laneplan::host::audit::LinkStatus::Unknown => "unknown",
+                    _ => "other",
+                },
+            )
+        })
+        .collect();
+    assert_eq!(
+        devs,
+        [
+            // Dell: `102-0` is bus 102 (0x66), device 0, in decimal; its slot's CPU.
+            ("102-0".into(), Some("0000:66:00.0".into()), Some(2), "ok"),
+            // HPE: bus 18 (0x12), function 1; no maximum in the tree: unknown.
+            ("nic".into(), Some("0000:12:00.1".into()), None, "unknown"),
+        ]
+    );
+    let drives: Vec<(Option<&str>, Option<u32>, Option<u32>)> = ch
+        .drives
+        .iter()
+        .map(|d| (d.location.as_deref(), d.bay, d.cpu))
+        .collect();
+    assert_eq!(
+        drives,
+        [
+            (Some("Bay 5"), Some(5), Some(1)),
+            (Some("Port=1I:Box=1:Bay=3"), Some(3), None)
+        ]
+    );
+    // Buses known: no LP0344; the unknown OEM block is ignored.
+    assert!(
+        r.findings.iter().all(|f| f.code != "LP0344"),
+        "{:?}",
+        r.findings
+    );
+}
