@@ -47,7 +47,8 @@ pub fn run(args: LearnArgs, catalog: &super::plan::CatalogArgs) -> miette::Resul
     };
     let cat = catalog.load()?;
     // A Redfish tree has a chassis and no bus tree: its own mapping (host::redfish_learn).
-    let learned = match laneplan::host::redfish_learn::learn(&view.audit, args.id.as_deref()) {
+    let learned = match laneplan::host::redfish_learn::learn(&view.audit, &cat, args.id.as_deref())
+    {
         Some(l) => l,
         None => learn::learn(
             &view,
@@ -66,6 +67,7 @@ pub fn run(args: LearnArgs, catalog: &super::plan::CatalogArgs) -> miette::Resul
             "id": learned.id,
             "files": files.iter().map(|f| f.display().to_string()).collect::<Vec<_>>(),
             "summary": learned.summary,
+            "notes": learned.notes,
         });
         println!("{}", serde_json::to_string_pretty(&doc).into_diagnostic()?);
     } else {
@@ -84,6 +86,9 @@ pub fn run(args: LearnArgs, catalog: &super::plan::CatalogArgs) -> miette::Resul
             s.skipped_ports
         );
         println!("{}", super::term().wrap(&line));
+        for n in &learned.notes {
+            println!("{}", super::term().wrap(&format!("note: {n}")));
+        }
         for f in &files {
             println!("  wrote {}", f.display());
         }

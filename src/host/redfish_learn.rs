@@ -11,11 +11,12 @@
 //! the chassis's by ordinal, else by label.
 
 use super::audit::Audit;
-use super::chassis::{Chassis, ChassisDevice, ChassisSlot};
+use super::chassis::{Chassis, ChassisDevice, ChassisDrive, ChassisSlot};
 use crate::against::{DiffEntry, DiffStatus, MatchMethod};
 use crate::finding::{Finding, Subject, code};
 use crate::learn::{Learned, Summary};
 use crate::plan::instantiate::Plan;
+use crate::platform::Catalog;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
@@ -81,8 +82,204 @@ fn part_id(d: &ChassisDevice) -> String {
     )
 }
 
-/// Learns from an audit of a Redfish tree; `None` when it has no chassis.
-pub fn learn(audit: &Audit, id: Option<&str>) -> Option<Learned> {
+/// How a drive's bay number was found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BayMethod {
+    /// Its `PhysicalLocation` (`LocationOrdinalValue`, or the `Bay=N` of its label).
+    Location,
+    /// The tree gives no location: the order its storage controller lists it.
+    ListOrder,
+}
+
+/// A drive of the tree with the bay number learn and the diff give it.
+#[derive(Debug, Clone, Copy)]
+pub struct PlacedDrive<'a> {
+    pub bay: u16,
+    pub drive: &'a ChassisDrive,
+    pub method: BayMethod,
+}
+
+/// Every drive with its bay: the located ones at their location (the first of two claiming
+/// a number keeps it), then the rest in the order the tree lists them (storage controller by
+/// storage controller), numbered from one past the highest located bay. Sorted by bay.
+pub fn placed_drives(ch: &Chassis) -> Vec<PlacedDrive<'_>> {
+    let mut used = std::collections::BTreeSet::new();
+    let mut located = vec![false; ch.drives.len()];
+    let mut out = Vec::new();
+    for (i, d) in ch.drives.iter().enumerate() {
+        if let Some(b) = d.bay.and_then(|b| u16::try_from(b).ok())
+            && used.insert(b)
+        {
+            located[i] = true;
+            out.push(PlacedDrive {
+                bay: b,
+                drive: d,
+                method: BayMethod::Location,
+            });
+        }
+    }
+    let mut next = used
+        .iter()
+        .next_back()
+        .map_or(Some(0), |b| b.checked_add(1));
+    for (i, d) in ch.drives.iter().enumerate() {
+        if located[i] {
+            continue;
+        }
+        while let Some(n) = next
+            && used.contains(&n)
+        {
+            next = n.checked_add(1);
+        }
+        let Some(n) = next else { break };
+        used.insert(n);
+        out.push(PlacedDrive {
+            bay: n,
+            drive: d,
+            method: BayMethod::ListOrder,
+        });
+        next = n.checked_add(1);
+    }
+    out.sort_by_key(|p| p.bay);
+    out
+}
+
+/// The bus a drive's protocol runs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Bus {
+    Nvme,
+    /// SAS or SATA, through a storage controller.
+    Controller,
+}
+
+fn bus_of(d: &ChassisDrive) -> Option<Bus> {
+    match d.protocol.as_deref()? {
+        "NVMe" => Some(Bus::Nvme),
+        "SAS" | "SATA" => Some(Bus::Controller),
+        _ => None,
+    }
+}
+
+fn present(d: &ChassisDrive) -> bool {
+    d.state.as_deref() != Some("Absent")
+}
+
+/// The storage subsystem a drive hangs from (the first that lists it).
+fn storage_of(d: &ChassisDrive) -> Option<&str> {
+    d.storage.first().map(String::as_str)
+}
+
+/// The storage controller's label: the last segment of its resource id
+/// (`Storage RAIDIntegrated`), or a label saying the tree names none.
+fn controller_label(storage: Option<&str>) -> String {
+    match storage {
+        Some(s) => format!(
+            "Storage {}",
+            s.trim_end_matches('/').rsplit('/').next().unwrap_or(s)
+        ),
+        None => "Storage controller (not named by the tree)".into(),
+    }
+}
+
+/// A group of bays: the drives one storage controller lists on one bus.
+struct BayGroup<'a> {
+    storage: Option<&'a str>,
+    bus: Bus,
+    /// A slot (controller) or root complex (NVMe) id.
+    id: String,
+    drives: Vec<PlacedDrive<'a>>,
+}
+
+/// The bay groups: drives grouped by storage subsystem and bus; a drive with no protocol
+/// (an absent one) joins its subsystem's bus when the subsystem has one. Returns the groups
+/// and the bays left out (no bus known).
+fn bay_groups(ch: &Chassis) -> (Vec<BayGroup<'_>>, Vec<u16>) {
+    let placed = placed_drives(ch);
+    let mut buses: BTreeMap<Option<&str>, std::collections::BTreeSet<Bus>> = BTreeMap::new();
+    for p in &placed {
+        if let Some(b) = bus_of(p.drive) {
+            buses.entry(storage_of(p.drive)).or_default().insert(b);
+        }
+    }
+    let mut groups: Vec<BayGroup> = Vec::new();
+    let mut left = Vec::new();
+    let mut ids = BTreeMap::new();
+    for p in placed {
+        let st = storage_of(p.drive);
+        let bus = bus_of(p.drive).or_else(|| {
+            let set = buses.get(&st)?;
+            set.iter().next().copied().filter(|_| set.len() == 1)
+        });
+        let Some(bus) = bus else {
+            left.push(p.bay);
+            continue;
+        };
+        if let Some(g) = groups.iter_mut().find(|g| g.storage == st && g.bus == bus) {
+            g.drives.push(p);
+            continue;
+        }
+        let base = format!(
+            "{}-{}",
+            if bus == Bus::Nvme { "rc-bays" } else { "ctrl" },
+            slug(&controller_label(st))
+        );
+        let n = ids.entry(base.clone()).or_insert(0);
+        *n += 1;
+        let id = if *n > 1 { format!("{base}-{n}") } else { base };
+        groups.push(BayGroup {
+            storage: st,
+            bus,
+            id,
+            drives: vec![p],
+        });
+    }
+    (groups, left)
+}
+
+fn drive_name(d: &ChassisDrive) -> Option<&str> {
+    d.model.as_deref().or(d.name.as_deref())
+}
+
+fn drive_part_id(d: &ChassisDrive) -> String {
+    format!("redfish-drive-{}", slug(drive_name(d).unwrap_or("drive")))
+}
+
+fn ranges(ns: &[u16]) -> String {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < ns.len() {
+        let mut j = i;
+        while j + 1 < ns.len() && ns[j + 1] == ns[j] + 1 {
+            j += 1;
+        }
+        out.push(if i == j {
+            ns[i].to_string()
+        } else {
+            format!("{}-{}", ns[i], ns[j])
+        });
+        i = j + 1;
+    }
+    out.join(",")
+}
+
+fn human_bytes(b: u64) -> String {
+    const UNITS: [&str; 6] = ["bytes", "KiB", "MiB", "GiB", "TiB", "PiB"];
+    let mut v = b as f64;
+    let mut u = 0;
+    while v >= 1024.0 && u + 1 < UNITS.len() {
+        v /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{b} bytes")
+    } else {
+        format!("{v:.1} {} ({b} bytes)", UNITS[u])
+    }
+}
+
+/// Learns from an audit of a Redfish tree; `None` when it has no chassis. Drive parts the
+/// catalogue has (a part named as the drive's model) are reused.
+pub fn learn(audit: &Audit, catalog: &Catalog, id: Option<&str>) -> Option<Learned> {
     let ch = audit.chassis.as_ref()?;
     let source = &audit.source;
     let id = id.map(str::to_string).unwrap_or_else(|| {
@@ -105,6 +302,22 @@ pub fn learn(audit: &Audit, id: Option<&str>) -> Option<Learned> {
             .unwrap_or(16)
     };
     let gen_of = |s: &ChassisSlot| s.generation.map(|g| g.number()).unwrap_or(3);
+    let (groups, left_out) = bay_groups(ch);
+    let group_socket = |g: &BayGroup| {
+        g.drives
+            .iter()
+            .find_map(|p| p.drive.cpu)
+            .filter(|&c| c >= 1 && (c as usize) <= sockets)
+            .map(|c| c as usize - 1)
+            .unwrap_or(0)
+    };
+    // NVMe: x4 a bay (cabled direct); a controller: x8 (inferred).
+    let group_lanes = |g: &BayGroup| -> u32 {
+        match g.bus {
+            Bus::Nvme => 4 * g.drives.len() as u32,
+            Bus::Controller => 8,
+        }
+    };
 
     let mut p = String::new();
     let _ = writeln!(
@@ -124,11 +337,19 @@ pub fn learn(audit: &Audit, id: Option<&str>) -> Option<Learned> {
             .filter(|(_, s)| socket_of(s) == i)
             .map(|(_, s)| u32::from(lanes_of(s)))
             .sum::<u32>()
+            .saturating_add(
+                groups
+                    .iter()
+                    .filter(|g| group_socket(g) == i)
+                    .map(group_lanes)
+                    .sum::<u32>(),
+            )
             .max(1);
         let g = slots
             .iter()
             .filter(|(_, s)| socket_of(s) == i)
             .map(|(_, s)| gen_of(s))
+            .chain(groups.iter().filter(|g| group_socket(g) == i).map(|_| 3))
             .max()
             .unwrap_or(3);
         let cpu = audit.cpu_model.clone().unwrap_or_else(|| "unknown".into());
@@ -199,6 +420,127 @@ pub fn learn(audit: &Audit, id: Option<&str>) -> Option<Learned> {
         );
     }
 
+    // Bays: a group per storage controller and bus, each hanging from what the tree says
+    // holds them (a controller: a slot of kind storage-controller; NVMe: a root complex).
+    let mut notes = Vec::new();
+    if groups.iter().any(|g| g.bus == Bus::Controller) {
+        let _ = writeln!(p, "\n[[slot_kind]]");
+        let _ = writeln!(p, "id = \"storage-controller\"");
+        let _ = writeln!(p, "label = \"Storage controller\"");
+        let _ = writeln!(p, "short = \"Storage\"");
+        let _ = writeln!(
+            p,
+            "source = \"a storage controller the BMC lists (Storage); where it attaches is not shown\""
+        );
+    }
+    for g in &groups {
+        let label = controller_label(g.storage);
+        let numbers: Vec<u16> = g.drives.iter().map(|d| d.bay).collect();
+        let by_order: Vec<u16> = g
+            .drives
+            .iter()
+            .filter(|d| d.method == BayMethod::ListOrder)
+            .map(|d| d.bay)
+            .collect();
+        let rc = match g.bus {
+            Bus::Nvme => g.id.clone(),
+            Bus::Controller => format!("rc-{}", g.id),
+        };
+        let _ = writeln!(p, "\n[[root_complex]]");
+        let _ = writeln!(p, "id = {}", q(&rc));
+        let _ = writeln!(p, "label = {}", q(&format!("Root complex of {label}")));
+        let _ = writeln!(p, "socket = \"cpu{}\"", group_socket(g) + 1);
+        let _ = writeln!(p, "lanes = {}", group_lanes(g));
+        let _ = writeln!(p, "gen = 3");
+        let _ = writeln!(p, "confidence = \"inferred\"");
+        let _ = writeln!(
+            p,
+            "source = \"Redfish shows no root ports: one root complex for the bays of {}, x4 a NVMe bay or x8 a controller, Gen3 assumed\"",
+            label.replace('"', "'")
+        );
+        let interfaces = match g.bus {
+            Bus::Nvme => "[\"nvme\"]",
+            Bus::Controller
+                if g.drives
+                    .iter()
+                    .all(|d| matches!(d.drive.protocol.as_deref(), Some("SATA") | None)) =>
+            {
+                "[\"sata\"]"
+            }
+            Bus::Controller => "[\"sas\", \"sata\"]",
+        };
+        if g.bus == Bus::Controller {
+            let _ = writeln!(p, "\n[[slot]]");
+            let _ = writeln!(p, "id = {}", q(&g.id));
+            let _ = writeln!(p, "label = {}", q(&label));
+            let _ = writeln!(p, "kind = \"storage-controller\"");
+            let _ = writeln!(p, "root_complex = {}", q(&rc));
+            let _ = writeln!(p, "electrical = 8");
+            let _ = writeln!(p, "mechanical = 8");
+            let _ = writeln!(p, "gen = 3");
+            let _ = writeln!(p, "confidence = \"inferred\"");
+            let _ = writeln!(
+                p,
+                "source = {}",
+                q(&format!(
+                    "the controller {} its drives hang from; the tree does not show where it attaches (x8 Gen3 assumed)",
+                    g.storage.unwrap_or("(none named)")
+                ))
+            );
+        }
+        let method = if by_order.is_empty() {
+            "their PhysicalLocation".to_string()
+        } else if by_order.len() == numbers.len() {
+            "address order: the tree gives no PhysicalLocation, so the order the storage controller lists them".to_string()
+        } else {
+            format!(
+                "their PhysicalLocation; bays {} by address order (no PhysicalLocation: the order the storage controller lists them)",
+                ranges(&by_order)
+            )
+        };
+        if !by_order.is_empty() {
+            notes.push(format!(
+                "bays {} ({label}): the tree gives no location for {} drive(s); placed by address order, the order {} lists them",
+                ranges(&by_order),
+                by_order.len(),
+                g.storage.unwrap_or("the tree")
+            ));
+        }
+        let _ = writeln!(p, "\n[[bays]]");
+        let _ = writeln!(p, "bays = {}", q(&ranges(&numbers)));
+        let _ = writeln!(
+            p,
+            "size = \"2.5\" # inferred: Redfish gives no bay size; check the chassis"
+        );
+        let _ = writeln!(p, "interfaces = {interfaces}");
+        match g.bus {
+            Bus::Nvme => {
+                let _ = writeln!(p, "via = \"direct\"");
+                let _ = writeln!(p, "to = {}", q(&rc));
+            }
+            Bus::Controller => {
+                let _ = writeln!(p, "via = \"controller\"");
+                let _ = writeln!(p, "to = {}", q(&g.id));
+            }
+        }
+        let _ = writeln!(p, "backplane = {}", q(&format!("Bays of {label}")));
+        let _ = writeln!(p, "confidence = \"inferred\"");
+        let _ = writeln!(
+            p,
+            "source = {}",
+            q(&format!(
+                "read off the BMC: the drives of {}, numbered by {method}",
+                g.storage.unwrap_or("no Storage resource")
+            ))
+        );
+    }
+    if !left_out.is_empty() {
+        notes.push(format!(
+            "bays {}: the tree gives no protocol for these drives (nor for the others of their controller); no bay group written",
+            ranges(&left_out)
+        ));
+    }
+
     let mut parts = String::new();
     let mut seen = std::collections::BTreeSet::new();
     let mut b = String::new();
@@ -249,18 +591,118 @@ pub fn learn(audit: &Audit, id: Option<&str>) -> Option<Learned> {
         let _ = writeln!(b, "slot = {}", q(sid));
         let _ = writeln!(b, "part = {}", q(&pid));
     }
+    let mut reused = std::collections::BTreeSet::new();
+    for g in groups.iter().filter(|g| g.bus == Bus::Controller) {
+        let label = controller_label(g.storage);
+        let pid = format!("redfish-{}", g.id);
+        if seen.insert(pid.clone()) {
+            let _ = writeln!(parts, "[[part]]");
+            let _ = writeln!(parts, "id = {}", q(&pid));
+            let _ = writeln!(parts, "name = {}", q(&label));
+            let _ = writeln!(
+                parts,
+                "class = \"raid\" # inferred: RAID or HBA is not told apart here"
+            );
+            let _ = writeln!(parts, "fits = [\"storage-controller\"]");
+            let _ = writeln!(parts, "gen = 3");
+            let _ = writeln!(parts, "width = 8");
+            let _ = writeln!(parts, "confidence = \"inferred\"");
+            let _ = writeln!(
+                parts,
+                "source = {}\n",
+                q(&format!(
+                    "read off the BMC: {} (its link is not shown: x8 Gen3 assumed)",
+                    g.storage.unwrap_or("drives no Storage resource lists")
+                ))
+            );
+        }
+        let _ = writeln!(b, "\n[[slot]]");
+        let _ = writeln!(b, "slot = {}", q(&g.id));
+        let _ = writeln!(b, "part = {}", q(&pid));
+    }
+    let mut bays = 0;
+    for g in &groups {
+        bays += g.drives.len();
+        for pd in g.drives.iter().filter(|pd| present(pd.drive)) {
+            let d = pd.drive;
+            let name = drive_name(d).unwrap_or("drive");
+            let pid = match catalog
+                .parts
+                .values()
+                .find(|c| c.def.name == name && c.def.class.is_drive())
+            {
+                Some(c) => {
+                    reused.insert(c.id().to_string());
+                    c.id().to_string()
+                }
+                None => {
+                    let pid = drive_part_id(d);
+                    if seen.insert(pid.clone()) {
+                        let (class, iface, g, w) = match (g.bus, d.protocol.as_deref()) {
+                            (Bus::Nvme, _) => ("nvme", "nvme", 3, 4),
+                            (_, Some("SATA")) => ("sata-drive", "sata", 1, 1),
+                            _ => ("sas-drive", "sas", 1, 1),
+                        };
+                        let _ = writeln!(parts, "[[part]]");
+                        let _ = writeln!(parts, "id = {}", q(&pid));
+                        let _ = writeln!(parts, "name = {}", q(name));
+                        let _ = writeln!(parts, "class = \"{class}\"");
+                        let _ = writeln!(parts, "interface = \"{iface}\"");
+                        let _ = writeln!(
+                            parts,
+                            "size = \"2.5\" # inferred: Redfish gives no form factor here"
+                        );
+                        let _ =
+                            writeln!(parts, "gen = {g} # inferred: the drive's link is not shown");
+                        let _ = writeln!(parts, "width = {w}");
+                        let _ = writeln!(parts, "confidence = \"measured\"");
+                        let what = [
+                            d.manufacturer.clone(),
+                            d.media.clone(),
+                            d.protocol.clone(),
+                            d.capacity_bytes
+                                .map(|c| format!("capacity {}", human_bytes(c))),
+                        ]
+                        .into_iter()
+                        .flatten()
+                        .collect::<Vec<_>>()
+                        .join(", ");
+                        let _ = writeln!(
+                            parts,
+                            "source = {}\n",
+                            q(&format!(
+                                "read off the BMC: {} ({}); speeds not shown",
+                                d.id,
+                                if what.is_empty() {
+                                    "no model, maker or capacity given"
+                                } else {
+                                    &what
+                                }
+                            ))
+                        );
+                    }
+                    pid
+                }
+            };
+            let _ = writeln!(b, "\n[[bay]]");
+            let _ = writeln!(b, "bays = \"{}\"", pd.bay);
+            let _ = writeln!(b, "part = {}", q(&pid));
+        }
+    }
+    let controllers = groups.iter().filter(|g| g.bus == Bus::Controller).count();
     Some(Learned {
+        notes,
         platform: p,
         parts: (!parts.is_empty()).then_some(parts),
         build: b,
         summary: Summary {
             sockets,
-            root_complexes: slots.len(),
-            slots: slots.len(),
+            root_complexes: slots.len() + groups.len(),
+            slots: slots.len() + controllers,
             switches: 0,
-            bays: 0,
+            bays,
             builtins: 0,
-            parts_reused: 0,
+            parts_reused: reused.len(),
             parts_new: seen.len(),
             skipped_ports: 0,
         },

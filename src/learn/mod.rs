@@ -41,6 +41,9 @@ pub struct Learned {
     pub build: String,
     /// Counts for the summary line.
     pub summary: Summary,
+    /// What the source left unsaid and how learn filled it (`learn --redfish`: drives placed
+    /// by the order their controller lists them).
+    pub notes: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
@@ -854,6 +857,7 @@ fn write_files(
         parts,
         build,
         summary: s,
+        notes: Vec::new(),
     }
 }
 
