@@ -717,6 +717,12 @@ pub fn diff(plan: &Plan, ch: &Chassis) -> (Vec<DiffEntry>, Vec<Finding>) {
     let t = &plan.topology;
     let mut entries = Vec::new();
     let mut findings = Vec::new();
+    let (groups, _) = bay_groups(ch);
+    let controllers: Vec<String> = groups
+        .iter()
+        .filter(|g| g.bus == Bus::Controller)
+        .map(|g| controller_label(g.storage))
+        .collect();
     for (id, info) in &plan.slots {
         let slot_node = t.node(info.slot);
         let number = info.def.slot_number.as_ref().map(|v| *v.get_ref());
@@ -731,6 +737,55 @@ pub fn diff(plan: &Plan, ch: &Chassis) -> (Vec<DiffEntry>, Vec<Finding>) {
                 ),
             };
         let card = info.card.as_ref().map(|(ix, _)| t.node(*ix));
+        // A storage-controller slot learn wrote: matched by the controller's label.
+        if found.is_none()
+            && let Some(label) = controllers
+                .iter()
+                .find(|l| l.as_str() == slot_node.label.as_str())
+        {
+            let mut problems = Vec::new();
+            let status = match card {
+                Some(c) if c.label == *label => DiffStatus::Ok,
+                Some(c) => {
+                    problems.push(format!(
+                        "{}: {} planned, {label} found",
+                        slot_node.label, c.label
+                    ));
+                    DiffStatus::WrongPart
+                }
+                None => DiffStatus::Empty,
+            };
+            if status == DiffStatus::WrongPart {
+                findings.push(
+                    Finding::error(code::WRONG_PART.code, problems.join("; "))
+                        .about(Subject::Slot { id: id.clone() })
+                        .at_node(id.clone()),
+                );
+            }
+            entries.push(DiffEntry {
+                place: slot_node.label.clone(),
+                subject: Subject::Slot { id: id.clone() },
+                bay: None,
+                slot: Some(id.clone()),
+                slot_number: number,
+                method: MatchMethod::None,
+                expected: card.map(|c| c.label.clone()),
+                expected_part: info.card.as_ref().map(|(_, p)| p.clone()),
+                expected_link: None,
+                expected_socket: None,
+                bdf: None,
+                found: Some(label.clone()),
+                found_part: None,
+                found_ids: None,
+                found_subsystem: None,
+                found_link: None,
+                found_rate: None,
+                found_numa: None,
+                status,
+                problems,
+            });
+            continue;
+        }
         let dev = found.and_then(|s| card_of(ch, s));
         let mut problems = Vec::new();
         let status = match (card, found, dev) {
@@ -820,5 +875,108 @@ pub fn diff(plan: &Plan, ch: &Chassis) -> (Vec<DiffEntry>, Vec<Finding>) {
             problems,
         });
     }
+    diff_bays(plan, ch, &mut entries, &mut findings);
     (entries, findings)
+}
+
+/// The bays: each planned bay against the tree's drive with that bay number (its
+/// `PhysicalLocation`, else its place in the order its controller lists it, as learn numbers
+/// them): present or absent, and its model against the planned part's name. A drive of the
+/// tree in a bay the plan lacks is unexpected.
+fn diff_bays(plan: &Plan, ch: &Chassis, entries: &mut Vec<DiffEntry>, findings: &mut Vec<Finding>) {
+    let t = &plan.topology;
+    let placed = placed_drives(ch);
+    let at = |n: u16| placed.iter().find(|p| p.bay == n);
+    let mut push = |n: u16, planned: Option<(String, String)>, found: Option<&PlacedDrive>| {
+        let place = format!("Bay {n}");
+        let drive = found.map(|p| p.drive).filter(|d| present(d));
+        let mut problems = Vec::new();
+        let status = match (&planned, found, drive) {
+            (Some((name, _)), None, _) => {
+                problems.push(format!("{name} planned; the tree has no drive in this bay"));
+                DiffStatus::Missing
+            }
+            (Some((name, _)), Some(_), None) => {
+                problems.push(format!(
+                    "{name} planned; the tree says the bay is empty (Absent)"
+                ));
+                DiffStatus::Missing
+            }
+            (Some((name, _)), Some(_), Some(d)) => {
+                if drive_name(d) == Some(name.as_str()) {
+                    DiffStatus::Ok
+                } else {
+                    problems.push(format!(
+                        "{name} planned, {} found",
+                        drive_name(d).unwrap_or("an unnamed drive")
+                    ));
+                    DiffStatus::WrongPart
+                }
+            }
+            (None, _, Some(d)) => {
+                problems.push(format!(
+                    "holds {}, not planned",
+                    drive_name(d).unwrap_or("an unnamed drive")
+                ));
+                DiffStatus::Unexpected
+            }
+            (None, _, None) => DiffStatus::Empty,
+        };
+        if !problems.is_empty() {
+            let f = match status {
+                DiffStatus::Missing => Finding::error(
+                    code::MISSING.code,
+                    format!("{place}: {}", problems.join("; ")),
+                ),
+                DiffStatus::WrongPart => Finding::error(
+                    code::WRONG_PART.code,
+                    format!("{place}: {}", problems.join("; ")),
+                ),
+                _ => Finding::warning(
+                    code::UNEXPECTED.code,
+                    format!("{place}: {}", problems.join("; ")),
+                ),
+            };
+            findings.push(f.about(Subject::Bay { number: n }).at_node(place.clone()));
+        }
+        entries.push(DiffEntry {
+            place,
+            subject: Subject::Bay { number: n },
+            bay: Some(n),
+            slot: None,
+            slot_number: None,
+            method: match found.map(|p| p.method) {
+                Some(BayMethod::Location) => MatchMethod::PhysicalSlot,
+                Some(BayMethod::ListOrder) => MatchMethod::AddressOrder,
+                None => MatchMethod::None,
+            },
+            expected: planned.as_ref().map(|(n, _)| n.clone()),
+            expected_part: planned.map(|(_, p)| p),
+            expected_link: None,
+            expected_socket: None,
+            bdf: None,
+            found: drive.map(|d| drive_name(d).unwrap_or(&d.id).to_string()),
+            found_part: None,
+            found_ids: None,
+            found_subsystem: None,
+            found_link: None,
+            found_rate: None,
+            found_numa: None,
+            status,
+            problems,
+        });
+    };
+    for (n, info) in &plan.bays {
+        let planned = info
+            .drive
+            .as_ref()
+            .map(|(d, part)| (t.node(*d).label.clone(), part.clone()));
+        push(*n, planned, at(*n));
+    }
+    for p in placed
+        .iter()
+        .filter(|p| !plan.bays.contains_key(&p.bay) && present(p.drive))
+    {
+        push(p.bay, None, Some(p));
+    }
 }
