@@ -520,24 +520,90 @@ fn places(a: &Value) -> Vec<String> {
 #[test]
 fn learn_round_trip_tower() {
     let (_t, a, p) = round_trip(&tower());
+    let nvme = "ok NVMe 1000 -> NVMe 1000";
+    let sas = "ok SAS 18000 -> SAS 18000";
+    let mut want = vec![
+        "Storage RAIDIntegrated ok Storage RAIDIntegrated -> Storage RAIDIntegrated".to_string(),
+        "Slot 1 ok PowerGraphics RX2070 -> PowerGraphics RX2070".into(),
+        "Slot 2 ok PowerGraphics RX2070 -> PowerGraphics RX2070".into(),
+        "Slot 3 ok SuperFC 5000 -> SuperFC 5000".into(),
+        "Slot 4 ok SuperFC 5000 -> SuperFC 5000".into(),
+        "Slot 5 empty - -> -".into(),
+        "Slot 6 empty - -> -".into(),
+    ];
+    // The 18 drives in the order their controllers list them (no PhysicalLocation):
+    // NVMeSWRAID's two M.2 (bays 0-1), RAIDIntegrated's 4 SAS + 4 absent (2-9),
+    // NVMeSecondary's 4 NVMe + 4 absent (10-17).
+    for (n, what) in [
+        (0, nvme),
+        (1, nvme),
+        (2, sas),
+        (3, sas),
+        (4, sas),
+        (5, sas),
+        (10, nvme),
+        (11, nvme),
+        (12, nvme),
+        (13, nvme),
+    ] {
+        want.push(format!("Bay {n} {what}"));
+    }
+    for n in [6, 7, 8, 9, 14, 15, 16, 17] {
+        want.push(format!("Bay {n} empty - -> -"));
+    }
+    let mut got = places(&a);
+    let key = |x: &String| {
+        x.strip_prefix("Bay ")
+            .and_then(|r| r.split(' ').next()?.parse::<u32>().ok())
+            .unwrap_or(0)
+    };
+    got.sort_by_key(|x| (x.starts_with("Bay "), key(x)));
+    want.sort_by_key(|x| (x.starts_with("Bay "), key(x)));
+    assert_eq!(got, want);
+    // Slots matched by their ordinals (`slot_number` in the platform), bays by address
+    // order (the order the controller lists the drives), the controller slot by its label.
+    let methods: Vec<String> = a["bays"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| format!("{} {}", s(&e["place"]), s(&e["method"])))
+        .collect();
+    assert!(methods.contains(&"Storage RAIDIntegrated none".to_string()));
+    for n in 1..=6 {
+        assert!(
+            methods.contains(&format!("Slot {n} physical-slot")),
+            "{methods:?}"
+        );
+    }
+    for n in 0..18 {
+        assert!(
+            methods.contains(&format!("Bay {n} address-order")),
+            "{methods:?}"
+        );
+    }
+    // Bay groups: one per storage controller, NVMe cabled direct, SAS through the
+    // controller's slot.
+    let groups: Vec<String> = p["bays"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| {
+            format!(
+                "{} {} {} {}",
+                s(&g["bays"]),
+                g["interfaces"],
+                s(&g["via"]),
+                s(&g["to"])
+            )
+        })
+        .collect();
     assert_eq!(
-        places(&a),
+        groups,
         [
-            "Slot 1 ok PowerGraphics RX2070 -> PowerGraphics RX2070",
-            "Slot 2 ok PowerGraphics RX2070 -> PowerGraphics RX2070",
-            "Slot 3 ok SuperFC 5000 -> SuperFC 5000",
-            "Slot 4 ok SuperFC 5000 -> SuperFC 5000",
-            "Slot 5 empty - -> -",
-            "Slot 6 empty - -> -",
+            "0-1 [\"nvme\"] direct rc-bays-storage-nvmeswraid",
+            "2-9 [\"sas\",\"sata\"] controller ctrl-storage-raidintegrated",
+            "10-17 [\"nvme\"] direct rc-bays-storage-nvmesecondary",
         ]
-    );
-    // Matched by the slots' ordinals (`slot_number` in the platform).
-    assert!(
-        a["bays"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .all(|e| e["method"] == "physical-slot")
     );
     // The learned platform: eight sockets (the tree's eight CPUs), six labelled slots with
     // their ordinals, lanes and generation.
@@ -568,6 +634,7 @@ fn learn_round_trip_tower() {
             "slot-4 Slot 4 #4 x4 Gen3",
             "slot-5 Slot 5 #5 x4 Gen3",
             "slot-6 Slot 6 #6 x4 Gen3",
+            "ctrl-storage-raidintegrated Storage RAIDIntegrated #- x8 Gen3",
         ]
     );
     // The text: N of N.
@@ -578,24 +645,97 @@ fn learn_round_trip_tower() {
         .arg(tower())
         .arg("--against")
         .arg(_t.path().join("out/build.toml")));
-    assert!(text.contains("4 of 4 planned found"), "{text}");
+    assert!(text.contains("15 of 15 planned found"), "{text}");
 }
 
 #[test]
 fn learn_round_trip_cables() {
     let (_t, a, p) = round_trip(&cables());
     // Four slots, all empty in the tree and in the plan: each matched by its label.
+    // Four slots, all empty in the tree and in the plan, each matched by its label; the one
+    // SATA drive (no model, no location, no Storage resource lists it) in bay 0 by address
+    // order, behind a controller the tree does not name.
     assert_eq!(
         places(&a),
         [
+            "Storage controller (not named by the tree) ok Storage controller (not named by the tree) -> Storage controller (not named by the tree)",
             "Slot 0 empty - -> -",
             "Slot 1 empty - -> -",
             "Slot 2 empty - -> -",
             "Upstream Slot empty - -> -",
+            "Bay 0 ok Drive Sample SATA -> Drive Sample SATA",
         ]
     );
-    assert_eq!(p["slot"].as_array().unwrap().len(), 4);
+    assert_eq!(a["bays"][5]["method"], "address-order");
+    assert_eq!(p["slot"].as_array().unwrap().len(), 5);
     assert_eq!(p["socket"].as_array().unwrap().len(), 1);
+    assert_eq!(p["bays"][0]["bays"], "0");
+    assert_eq!(p["bays"][0]["interfaces"], serde_json::json!(["sata"]));
+    assert_eq!(p["bays"][0]["via"], "controller");
+    let (_, text, _) = run(laneplan()
+        .arg("--platform-dir")
+        .arg(_t.path().join("out/platform"))
+        .args(["audit", "--redfish"])
+        .arg(cables())
+        .arg("--against")
+        .arg(_t.path().join("out/build.toml")));
+    assert!(text.contains("2 of 2 planned found"), "{text}");
+}
+
+/// `learn --redfish` says where it placed drives by list order, and writes each drive model
+/// once as a part (capacity in its source).
+#[test]
+fn learn_notes_address_order_and_drive_parts() {
+    let t = tempfile::tempdir().unwrap();
+    let out = t.path().join("out");
+    let (code, stdout, err) = run(laneplan()
+        .args(["learn", "--json", "--redfish"])
+        .arg(tower())
+        .arg("-o")
+        .arg(&out));
+    assert_eq!(code, 0, "{err}");
+    let j: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(
+        j["notes"],
+        serde_json::json!([
+            "bays 0-1 (Storage NVMeSWRAID): the tree gives no location for 2 drive(s); placed by address order, the order /redfish/v1/Systems/437XR1238R2/Storage/NVMeSWRAID lists them",
+            "bays 2-9 (Storage RAIDIntegrated): the tree gives no location for 8 drive(s); placed by address order, the order /redfish/v1/Systems/437XR1238R2/Storage/RAIDIntegrated lists them",
+            "bays 10-17 (Storage NVMeSecondary): the tree gives no location for 8 drive(s); placed by address order, the order /redfish/v1/Systems/437XR1238R2/Storage/NVMeSecondary lists them",
+        ])
+    );
+    assert_eq!(j["summary"]["bays"], 18);
+    assert_eq!(j["summary"]["parts_new"], 5);
+    let parts = std::fs::read_to_string(out.join("platform/learned-3500-parts.toml")).unwrap();
+    let parts: toml::Value = toml::from_str(&parts).unwrap();
+    let got: Vec<String> = parts["part"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            format!(
+                "{} {} {} {}",
+                p["id"].as_str().unwrap(),
+                p["name"].as_str().unwrap(),
+                p["class"].as_str().unwrap(),
+                p.get("interface").and_then(|v| v.as_str()).unwrap_or("-")
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            "redfish-powergraphics-rx2070 PowerGraphics RX2070 other -",
+            "redfish-superfc-5000 SuperFC 5000 other -",
+            "redfish-ctrl-storage-raidintegrated Storage RAIDIntegrated raid -",
+            "redfish-drive-nvme-1000 NVMe 1000 nvme nvme",
+            "redfish-drive-sas-18000 SAS 18000 sas-drive sas",
+        ]
+    );
+    let sas = &parts["part"][4]["source"];
+    assert_eq!(
+        sas.as_str().unwrap(),
+        "read off the BMC: /redfish/v1/Chassis/Tower/Drives/Disk-1-0 (Contoso, HDD, SAS, capacity 18.0 PiB (20266198323167230 bytes)); speeds not shown"
+    );
 }
 
 /// `bays BUILD --redfish` draws the learned tower with what the BMC shows in each slot.
@@ -617,8 +757,28 @@ fn bays_draws_the_tower() {
         .arg("--redfish")
         .arg(tower()));
     assert_eq!(code, 0, "{err}");
-    assert!(text.contains("Host: 4 of 4 planned found"), "{text}");
-    for l in ["Slot 1", "Slot 6", "PowerGraphics RX2070", "SuperFC 5000"] {
+    assert!(text.contains("Host: 15 of 15 planned found"), "{text}");
+    // The 18 bays: front panel numbers and each drive in its bay.
+    assert!(text.contains("Front — 18 x 2.5\" bays"), "{text}");
+    assert!(
+        text.contains(
+            "│ 2   ┆ SAS   ┆ SAS 18000 ┆ CPU 1  ┆ C   ┆ SAS 12 Gb/s           ┆ ok     │"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "│ 17  ┆ NVMe  ┆ -         ┆ CPU 1  ┆ B   ┆ -                     ┆ empty  │"
+        ),
+        "{text}"
+    );
+    for l in [
+        "Slot 1",
+        "Slot 6",
+        "PowerGraphics RX2070",
+        "SuperFC 5000",
+        "NVMe 1000",
+    ] {
         assert!(text.contains(l), "{l}: {text}");
     }
 }
@@ -771,5 +931,44 @@ fn oem_blocks_and_drive_locations() {
         r.findings.iter().all(|f| f.code != "LP0344"),
         "{:?}",
         r.findings
+    );
+    // learn round trip: the located drives at their locations (bay 3 from the HPE label,
+    // bay 5 from LocationOrdinalValue), matched by them.
+    let (_t2, a, p) = round_trip(t.path());
+    let bays: Vec<String> = a["bays"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["bay"].is_number())
+        .map(|e| {
+            format!(
+                "{} {} {} -> {} by {}",
+                s(&e["place"]),
+                s(&e["status"]),
+                s(&e["expected"]),
+                s(&e["found"]),
+                s(&e["method"])
+            )
+        })
+        .collect();
+    assert_eq!(
+        bays,
+        [
+            "Bay 3 ok MZ7L3 -> MZ7L3 by physical-slot",
+            "Bay 5 ok PM1733 -> PM1733 by physical-slot",
+        ]
+    );
+    let groups: Vec<String> = p["bays"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| format!("{} {} {}", s(&g["bays"]), s(&g["via"]), s(&g["source"])))
+        .collect();
+    assert_eq!(
+        groups,
+        [
+            "3 controller read off the BMC: the drives of no Storage resource, numbered by their PhysicalLocation",
+            "5 direct read off the BMC: the drives of no Storage resource, numbered by their PhysicalLocation",
+        ]
     );
 }
