@@ -5,10 +5,13 @@
 //! The platform: a socket per CPU the tree lists (its model), a root complex per slot (the
 //! tree shows no root ports: `inferred`), each slot with its service label, ordinal
 //! (`slot_number`), lanes and generation (`measured`: read off the BMC) and the socket of its
-//! CPU affinity where an OEM block gives one. Bays come from drives with a
-//! `PhysicalLocation` bay number. Every card in a slot becomes a part named by its model
-//! (the tree has no PCI ids to find a catalogue part by). The diff matches planned slots to
-//! the chassis's by ordinal, else by label.
+//! CPU affinity where an OEM block gives one. Bays: a group per storage controller and bus,
+//! each drive at its `PhysicalLocation` or, where the tree gives none, by the order its
+//! controller lists it ([`placed_drives`]; learn notes it). Every card in a slot becomes a
+//! part named by its model (the tree has no PCI ids to find a catalogue part by); drives too,
+//! unless the catalogue has a drive part of that name. The diff matches planned slots to the
+//! chassis's by ordinal, else by label, and planned bays to the drives [`placed_drives`]
+//! numbers the same way.
 
 use super::audit::Audit;
 use super::chassis::{Chassis, ChassisDevice, ChassisDrive, ChassisSlot};

@@ -682,6 +682,89 @@ fn learn_round_trip_cables() {
     assert!(text.contains("2 of 2 planned found"), "{text}");
 }
 
+/// `--against` compares drives: a plan edited after learning shows each kind of difference.
+#[test]
+fn against_compares_drives() {
+    let t = tempfile::tempdir().unwrap();
+    let out = t.path().join("out");
+    let (code, _, err) = run(laneplan()
+        .args(["learn", "--redfish"])
+        .arg(tower())
+        .arg("-o")
+        .arg(&out));
+    assert_eq!(code, 0, "{err}");
+    let build = out.join("build.toml");
+    let text = std::fs::read_to_string(&build).unwrap();
+    let sas = "part = \"redfish-drive-sas-18000\"";
+    // Bay 2: another SAS model (a catalogue part); bay 3: no drive planned; bay 6 (absent in
+    // the tree): a drive planned.
+    let text = text
+        .replacen(
+            &format!("bays = \"2\"\n{sas}"),
+            "bays = \"2\"\npart = \"seagate-exos-10e2400-2.4tb\"",
+            1,
+        )
+        .replacen(&format!("[[bay]]\nbays = \"3\"\n{sas}\n"), "", 1)
+        + &format!("\n[[bay]]\nbays = \"6\"\n{sas}\n");
+    std::fs::write(&build, text).unwrap();
+    let (code, stdout, err) = run(laneplan()
+        .arg("--platform-dir")
+        .arg(out.join("platform"))
+        .args(["audit", "--json", "--redfish"])
+        .arg(tower())
+        .arg("--against")
+        .arg(&build));
+    assert_eq!(code, 1, "{err}");
+    let a: Value = serde_json::from_str(&stdout).unwrap();
+    let got: Vec<String> = a["bays"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| [2, 3, 4, 6, 7].contains(&e["bay"].as_u64().unwrap_or(99)))
+        .map(|e| {
+            format!(
+                "{} {} {} -> {}: {}",
+                s(&e["place"]),
+                s(&e["status"]),
+                s(&e["expected"]),
+                s(&e["found"]),
+                e["problems"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(s)
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            "Bay 2 wrong-part Seagate Exos 10E2400 2.4 TB 10K SAS HDD -> SAS 18000: Seagate Exos 10E2400 2.4 TB 10K SAS HDD planned, SAS 18000 found",
+            "Bay 3 unexpected - -> SAS 18000: holds SAS 18000, not planned",
+            "Bay 4 ok SAS 18000 -> SAS 18000: ",
+            "Bay 6 missing SAS 18000 -> -: SAS 18000 planned; the tree says the bay is empty (Absent)",
+            "Bay 7 empty - -> -: ",
+        ]
+    );
+    let codes: Vec<String> = a["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["message"].as_str().unwrap_or("").starts_with("Bay "))
+        .map(|f| format!("{} {}", s(&f["code"]), s(&f["message"])))
+        .collect();
+    assert_eq!(
+        codes,
+        [
+            "LP0324 Bay 2: Seagate Exos 10E2400 2.4 TB 10K SAS HDD planned, SAS 18000 found",
+            "LP0321 Bay 3: holds SAS 18000, not planned",
+            "LP0320 Bay 6: SAS 18000 planned; the tree says the bay is empty (Absent)",
+        ]
+    );
+}
+
 /// `learn --redfish` says where it placed drives by list order, and writes each drive model
 /// once as a part (capacity in its source).
 #[test]
