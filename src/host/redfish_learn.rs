@@ -458,8 +458,10 @@ pub fn learn(audit: &Audit, catalog: &Catalog, id: Option<&str>) -> Option<Learn
         let _ = writeln!(p, "confidence = \"inferred\"");
         let _ = writeln!(
             p,
-            "source = \"Redfish shows no root ports: one root complex for the bays of {}, x4 a NVMe bay or x8 a controller, Gen3 assumed\"",
-            label.replace('"', "'")
+            "source = {}",
+            q(&format!(
+                "Redfish shows no root ports: one root complex for the bays of {label}, x4 a NVMe bay or x8 a controller, Gen3 assumed"
+            ))
         );
         let interfaces = match g.bus {
             Bus::Nvme => "[\"nvme\"]",
@@ -981,5 +983,58 @@ fn diff_bays(plan: &Plan, ch: &Chassis, entries: &mut Vec<DiffEntry>, findings: 
         .filter(|p| !plan.bays.contains_key(&p.bay) && present(p.drive))
     {
         push(p.bay, None, Some(p));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn drive(id: &str, bay: Option<u32>) -> ChassisDrive {
+        ChassisDrive {
+            id: id.into(),
+            bay,
+            ..Default::default()
+        }
+    }
+
+    /// Located drives keep their bay (the first of two claiming one); the rest follow in list
+    /// order from one past the highest located bay, skipping taken numbers.
+    #[test]
+    fn placed_drives_location_then_list_order() {
+        let ch = Chassis {
+            drives: vec![
+                drive("a", None),
+                drive("b", Some(2)),
+                drive("c", Some(2)),
+                drive("d", Some(0)),
+                drive("e", None),
+                drive("f", Some(70_000)),
+            ],
+            ..Default::default()
+        };
+        let got: Vec<(u16, &str, BayMethod)> = placed_drives(&ch)
+            .iter()
+            .map(|p| (p.bay, p.drive.id.as_str(), p.method))
+            .collect();
+        use BayMethod::*;
+        assert_eq!(
+            got,
+            [
+                (0, "d", Location),
+                (2, "b", Location),
+                (3, "a", ListOrder),
+                (4, "c", ListOrder),
+                (5, "e", ListOrder),
+                (6, "f", ListOrder),
+            ]
+        );
+        assert!(placed_drives(&Chassis::default()).is_empty());
+        assert_eq!(ranges(&[0, 1, 2, 5, 7, 8]), "0-2,5,7-8");
+        assert_eq!(
+            controller_label(Some("/redfish/v1/Systems/1/Storage/RAID\"1")),
+            "Storage RAID\"1"
+        );
+        assert_eq!(q("Storage RAID\"1"), "\"Storage RAID\\\"1\"");
     }
 }
