@@ -240,6 +240,18 @@ pub fn diff(plan: &Plan, audit: &Audit) -> Diff {
 /// Compares a plan with an audited host; with the catalogue, cards and drives are also
 /// compared by their PCI ids (vendor:device and subsystem) and named by the part found.
 pub fn diff_in(plan: &Plan, audit: &Audit, catalog: Option<&Catalog>) -> Diff {
+    // A chassis-level source without a bus tree (Redfish): slots matched by ordinal or label.
+    if let Some(ch) = &audit.chassis
+        && audit.functions.is_empty()
+    {
+        let (entries, findings) = crate::host::redfish_learn::diff(plan, ch);
+        return Diff {
+            build: plan.build_name.clone(),
+            platform: plan.platform_id.clone(),
+            entries,
+            findings,
+        };
+    }
     let t = &plan.topology;
     let mut entries = Vec::new();
     let mut findings = Vec::new();

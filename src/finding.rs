@@ -153,6 +153,11 @@ code_table! {
     WRONG_SOCKET = "LP0323", "wrong-socket", "error", "against a plan: found on another NUMA node than the plan's socket";
     WRONG_PART = "LP0324", "wrong-part", "error", "against a plan: a different part (by PCI vendor, device and subsystem ids, or drive model)";
     NOT_LOCATED = "LP0325", "not-located", "note", "against a plan: a root complex without a locator, its positions not compared";
+    CHASSIS_DOWNTRAINED = "LP0340", "chassis-downtrained", "error", "a device's link as the BMC reports it (Redfish PCIeInterface) is below its maximum: LanesInUse < MaxLanes or PCIeType < MaxPCIeType";
+    LINK_OUTSIDE_TREE = "LP0341", "link-outside-tree", "note", "a Redfish link that points outside the tree being read: not followed";
+    LINK_MISSING = "LP0342", "link-missing", "note", "a Redfish link inside the tree whose resource is not in it (the dump left it out)";
+    CURRENT_LINK_ONLY = "LP0343", "current-link-only", "note", "the source gives current link speeds only (hwloc): a downtrain cannot be judged without the maximum";
+    NO_BUS_NUMBERS = "LP0344", "no-bus-numbers", "note", "the source gives no PCI addresses for its devices: the bus tree is unknown, devices are listed by slot";
     WRITE_NOT_ALLOWED = "LP0401", "write-not-allowed", "refusal", "the workload writes and --write was not given";
     DEVICE_NOT_NAMED = "LP0402", "device-not-named", "refusal", "writing to a block device not named with --destroy-data-on";
     MOUNTED = "LP0403", "mounted", "refusal", "the device or one of its partitions has a mounted filesystem";

@@ -9,18 +9,9 @@ use std::process::ExitCode;
 /// Audit the live PCIe tree: links, NUMA, slots, NVMe, AER.
 #[derive(Args, Debug)]
 pub struct AuditArgs {
-    /// Read sysfs below this root (`<root>/sys/...`, `<root>/proc/...`); a gathered capture
-    /// replays here.
-    #[arg(
-        long,
-        value_name = "DIR",
-        default_value = "/",
-        conflicts_with = "lspci"
-    )]
-    pub sysfs_root: PathBuf,
-    /// Read an `lspci -vvnn` dump instead of sysfs.
-    #[arg(long, value_name = "FILE")]
-    pub lspci: Option<PathBuf>,
+    /// The host to audit (default: this one, sysfs below `/`).
+    #[command(flatten)]
+    pub host: super::host::HostArgs,
     /// Print the audit as JSON on stdout (schema: docs/audit-json.md).
     #[arg(long)]
     pub json: bool,
@@ -35,9 +26,6 @@ pub struct AuditArgs {
     /// downtrained, wrong socket, wrong part).
     #[arg(long, value_name = "BUILD.toml")]
     pub against: Option<PathBuf>,
-    /// Names from this pci.ids (default: the host's own, else the embedded database).
-    #[arg(long, value_name = "FILE")]
-    pub pci_ids: Option<PathBuf>,
     /// List every empty port with its slot number (the text otherwise summarises them per
     /// switch or root bus; the JSON always lists them in `empty_ports`).
     #[arg(long, short = 'v')]
@@ -58,25 +46,9 @@ pub fn run(args: AuditArgs, catalog: &super::plan::CatalogArgs) -> miette::Resul
     let opts = AuditOptions {
         aer_threshold: args.aer_threshold,
     };
-    let mut audit = match &args.lspci {
-        Some(p) => host::audit_lspci_file(p, opts)?,
-        None => {
-            if !args.sysfs_root.join("sys").is_dir() {
-                return Err(miette!(
-                    "{} has no sys/ directory: not a host root or a gathered capture",
-                    args.sysfs_root.display()
-                ));
-            }
-            match &args.pci_ids {
-                // Named by the user: missing or bad is an error, not a fallback.
-                Some(p) => {
-                    let ids = host::names::IdsFile::open(p)?;
-                    host::audit_sysfs_names(&args.sysfs_root, &ids, opts)
-                }
-                None => host::audit_sysfs(&args.sysfs_root, None, opts),
-            }
-        }
-    };
+    let src = args.host.source_or_live();
+    // A pci.ids named by the user: missing or bad is an error, not a fallback.
+    let mut audit = host::source::audit(&src, args.host.pci_ids.as_deref(), opts)?;
     let diff = super::plan::against(catalog, args.against.as_deref(), &mut audit)?;
     if let Some(p) = &args.prometheus {
         laneplan::outfile::write(p, render::prometheus(&audit).as_bytes())

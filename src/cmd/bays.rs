@@ -18,14 +18,11 @@ pub struct BaysArgs {
     /// the host's DMI product name.
     pub target: Option<String>,
     /// Show what the live host holds in each bay (sysfs below /).
-    #[arg(long, conflicts_with_all = ["sysfs_root", "lspci"])]
+    #[arg(long, conflicts_with = "host_source")]
     pub host: bool,
-    /// Show what a gathered capture holds in each bay.
-    #[arg(long, value_name = "DIR", conflicts_with = "lspci")]
-    pub sysfs_root: Option<PathBuf>,
-    /// Show what an `lspci -vvnn` dump holds in each bay.
-    #[arg(long, value_name = "FILE")]
-    pub lspci: Option<PathBuf>,
+    /// Show what a host source (a gathered capture, a dump) holds in each bay.
+    #[command(flatten)]
+    pub source: super::host::HostArgs,
     /// Choose a platform option, e.g. `front=12nvme-12sas` (repeatable; platforms only:
     /// a build file sets its options itself).
     #[arg(long = "option", short = 'o', value_name = "KEY=VALUE", value_parser = parse_kv)]
@@ -42,21 +39,16 @@ pub struct BaysArgs {
 /// The audit of the host named on the command line, if any.
 fn audit_of(args: &BaysArgs) -> Result<Option<laneplan::host::audit::Audit>> {
     let opts = laneplan::host::audit::AuditOptions::default();
-    if let Some(p) = &args.lspci {
-        return Ok(Some(laneplan::host::audit_lspci_file(p, opts)?));
-    }
-    let root = match (&args.sysfs_root, args.host) {
-        (Some(r), _) => r.clone(),
-        (None, true) => PathBuf::from("/"),
+    let src = match (args.source.source(), args.host) {
+        (Some(s), _) => s,
+        (None, true) => laneplan::host::source::HostSource::Live,
         (None, false) => return Ok(None),
     };
-    if !root.join("sys").is_dir() {
-        return Err(miette!(
-            "{} has no sys/ directory: not a host root or a gathered capture",
-            root.display()
-        ));
-    }
-    Ok(Some(laneplan::host::audit_sysfs(&root, None, opts)))
+    Ok(Some(laneplan::host::source::audit(
+        &src,
+        args.source.pci_ids.as_deref(),
+        opts,
+    )?))
 }
 
 fn is_build_file(target: &str) -> bool {

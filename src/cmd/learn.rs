@@ -2,6 +2,7 @@
 
 use clap::Args;
 use laneplan::host::names::{IdsFile, PciNames};
+use laneplan::host::source::HostSource;
 use laneplan::learn::{self, LearnOptions, LearnedId};
 use miette::{IntoDiagnostic, WrapErr, miette};
 use std::path::PathBuf;
@@ -11,7 +12,7 @@ use std::process::ExitCode;
 #[derive(Args, Debug)]
 pub struct LearnArgs {
     /// Learn this host (sysfs at `/`).
-    #[arg(long, conflicts_with_all = ["sysfs_root", "lspci"])]
+    #[arg(long, conflicts_with_all = ["sysfs_root", "lspci", "redfish", "hwloc_xml"])]
     pub host: bool,
     /// Learn from a sysfs tree below this root (a gathered capture); several captures of one
     /// model are merged into one platform.
@@ -21,6 +22,13 @@ pub struct LearnArgs {
     /// dump is refused); several dumps of one model are merged into one platform.
     #[arg(long, value_name = "FILE", num_args = 1..)]
     pub lspci: Vec<PathBuf>,
+    /// Learn from a Redfish tree (a BMC's resources as Redfish-Mockup-Creator saves them):
+    /// slots with labels, lanes and CPU affinity, bays from drive locations (docs/redfish.md).
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["sysfs_root", "lspci", "hwloc_xml"])]
+    pub redfish: Option<PathBuf>,
+    /// Learn from an hwloc XML topology (`lstopo --of xml`; docs/hwloc.md).
+    #[arg(long = "hwloc-xml", value_name = "FILE", conflicts_with_all = ["sysfs_root", "lspci"])]
+    pub hwloc_xml: Option<PathBuf>,
     /// Directory to write `platform/<id>.toml`, `platform/<id>-parts.toml` and `build.toml`
     /// into, as one set (all or none). An existing file there is refused unless `--force`.
     #[arg(short, long, value_name = "DIR")]
@@ -57,7 +65,22 @@ pub fn run(args: LearnArgs, catalog: &super::plan::CatalogArgs) -> miette::Resul
     };
     let names = ids.as_ref().map(|i| i as &dyn PciNames);
     let mut views = Vec::new();
-    if !args.lspci.is_empty() {
+    let one_source = match (&args.redfish, &args.hwloc_xml) {
+        (Some(d), _) => Some(HostSource::Redfish(d.clone())),
+        (None, Some(f)) => Some(HostSource::HwlocXml(f.clone())),
+        (None, None) => None,
+    };
+    if let Some(src) = &one_source {
+        // Every source through the one bounded reader (host::source).
+        let read = laneplan::host::source::read(src, args.pci_ids.as_deref())?;
+        views.push(learn::HostView {
+            audit: laneplan::host::source::audit_read(&read, Default::default()),
+            cpu: read.facts.cpu_model.clone(),
+            sockets: None,
+            source: read.source.clone(),
+            scan: read.scan,
+        });
+    } else if !args.lspci.is_empty() {
         for p in &args.lspci {
             views.push(learn::read_lspci_file(p, names)?);
         }
@@ -67,7 +90,7 @@ pub fn run(args: LearnArgs, catalog: &super::plan::CatalogArgs) -> miette::Resul
             (true, true) => vec![PathBuf::from("/")],
             (true, false) => {
                 return Err(miette!(
-                    "say what to learn from: --host, --sysfs-root DIR or --lspci FILE"
+                    "say what to learn from: --host, --sysfs-root DIR or --lspci FILE (or --redfish DIR, --hwloc-xml FILE)"
                 ));
             }
         };
@@ -90,14 +113,26 @@ pub fn run(args: LearnArgs, catalog: &super::plan::CatalogArgs) -> miette::Resul
             learn::shown(p)
         ));
     }
-    let learned = learn::learn_all(
-        &views,
-        &cat,
-        &LearnOptions {
-            id: args.id.clone(),
-            compare: args.platform.clone(),
-        },
-    );
+    // A Redfish tree has a chassis and no bus tree: its own mapping (host::redfish_learn).
+    let redfish = match &views[..] {
+        [v] => laneplan::host::redfish_learn::learn(
+            &v.audit,
+            &cat,
+            args.id.as_ref().map(LearnedId::as_str),
+        ),
+        _ => None,
+    };
+    let learned = match redfish {
+        Some(l) => l,
+        None => learn::learn_all(
+            &views,
+            &cat,
+            &LearnOptions {
+                id: args.id.clone(),
+                compare: args.platform.clone(),
+            },
+        ),
+    };
     // What the loader would refuse is never written.
     learn::loads(&learned, &cat).map_err(|why| {
         miette!(
@@ -118,6 +153,7 @@ pub fn run(args: LearnArgs, catalog: &super::plan::CatalogArgs) -> miette::Resul
             "summary": learned.summary,
             "findings": laneplan::render::json::findings(&findings),
             "differences": learned.differences,
+            "notes": learned.notes,
         });
         println!("{}", serde_json::to_string_pretty(&doc).into_diagnostic()?);
     } else {
@@ -144,6 +180,9 @@ pub fn run(args: LearnArgs, catalog: &super::plan::CatalogArgs) -> miette::Resul
             s.skipped_ports
         );
         println!("{}", super::term().wrap(&line));
+        for n in &learned.notes {
+            println!("{}", super::term().wrap(&format!("note: {n}")));
+        }
         for f in &files {
             println!(
                 "  wrote {}",

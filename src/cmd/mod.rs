@@ -3,6 +3,7 @@
 pub mod audit;
 pub mod bays;
 pub mod flow;
+pub mod host;
 pub mod learn;
 pub mod man;
 pub mod place;

@@ -32,6 +32,7 @@ pub enum EngineArg {
 /// device, open for writing elsewhere) are always refused. Ctrl-C prints what was measured
 /// and exits 130.
 #[derive(clap::Args, Debug)]
+#[command(group = clap::ArgGroup::new("host_source").requires("mapped"))]
 pub struct ProbeArgs {
     /// Block devices or files to probe (a missing file is created with --size).
     pub targets: Vec<PathBuf>,
@@ -114,11 +115,12 @@ pub struct ProbeArgs {
     /// beside the ceiling of its path. Namespaces in use are skipped, with the reason.
     #[arg(long, conflicts_with = "targets")]
     pub mapped: bool,
-    /// With --mapped: the host root to audit (`<root>/sys`). A capture (any root but `/`) only
-    /// lists: writes are refused, and I/O goes only to nodes verified on the live host. Safety
-    /// is always checked against the live /proc and /sys.
-    #[arg(long, value_name = "DIR", requires = "mapped")]
-    pub sysfs_root: Option<PathBuf>,
+    /// With --mapped: the host to audit (default: this one). A capture (any sysfs root but
+    /// `/`) only lists: writes are refused, and I/O goes only to nodes verified on the live
+    /// host; a dump (`--lspci`) only lists (`--dry-run`). Safety is always checked against
+    /// the live /proc and /sys.
+    #[command(flatten)]
+    pub host: super::host::HostArgs,
     /// With --mapped: the build the host should match; bays are named from it.
     #[arg(long, value_name = "BUILD.toml", requires = "mapped")]
     pub against: Option<PathBuf>,
@@ -202,13 +204,21 @@ fn mapped_targets(
     writes: bool,
     live: &SafetyChecker,
 ) -> miette::Result<Option<Vec<ProbeTarget>>> {
-    let root = a.sysfs_root.clone().unwrap_or_else(|| PathBuf::from("/"));
-    let capture = std::fs::canonicalize(&root).map_or(true, |r| r != std::path::Path::new("/"));
-    if !root.join("sys").is_dir() {
-        return Err(miette!("{} has no sys/ directory", root.display()));
+    let src = a.host.source_or_live();
+    let root = src.path().to_path_buf();
+    let capture = src.is_capture();
+    if src.sysfs_root().is_none() && !a.dry_run {
+        return Err(miette!(
+            help = "list it with --dry-run; to probe, run on the host itself",
+            "{} is a dump, not a host: probe --mapped only lists its drives (--dry-run)",
+            root.display()
+        ));
     }
-    let mut audit =
-        laneplan::host::audit_sysfs(&root, None, laneplan::host::audit::AuditOptions::default());
+    let mut audit = laneplan::host::source::audit(
+        &src,
+        a.host.pci_ids.as_deref(),
+        laneplan::host::audit::AuditOptions::default(),
+    )?;
     let diff = super::plan::against(catalog, a.against.as_deref(), &mut audit)?;
     let cat = catalog.load()?;
     let mapped = laneplan::probe::mapped::targets(&audit, diff.as_ref(), &a.dev_root, Some(&cat));

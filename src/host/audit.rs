@@ -25,7 +25,7 @@ impl Default for AuditOptions {
 }
 
 /// Link verdict of one function.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum LinkStatus {
     /// Trained at what both ends can do.
@@ -41,7 +41,11 @@ pub enum LinkStatus {
     /// Below its max on a device that lowers its link when idle (GPUs): re-check under load.
     PowerManaged,
     /// Internal to a switch or no link attributes: nothing to judge.
+    #[default]
     NotApplicable,
+    /// A link the source reports without the maximum to judge it against (hwloc's current
+    /// speed only; a Redfish device without `PCIeInterface` maxima).
+    Unknown,
 }
 
 /// Where an empty port is (`laneplan audit --verbose` and JSON list them all; the text
@@ -89,6 +93,9 @@ pub struct FunctionReport {
     pub buses: Option<[u8; 2]>,
     pub link: Option<LinkState>,
     pub link_max: Option<LinkState>,
+    /// The current link in GB/s, from a source that gives only that (hwloc).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub link_speed_gbs: Option<f64>,
     /// Max of the port above (its link partner).
     pub upstream_max: Option<LinkState>,
     /// What the link should train at: min(own max, port max).
@@ -135,6 +142,12 @@ pub struct Audit {
     /// DMI product name (`PowerEdge R740xd`), when the capture has it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub product: Option<String>,
+    /// CPU model, where the source says (`/proc/cpuinfo`, Redfish `Processors`, hwloc).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu_model: Option<String>,
+    /// CPU sockets, where the source says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sockets: Option<u32>,
     pub names: String,
     pub functions: Vec<FunctionReport>,
     pub drives: Vec<DriveReport>,
@@ -144,6 +157,14 @@ pub struct Audit {
     /// Per-bay comparison with a plan (`--against`); empty without one.
     pub bays: Vec<crate::against::DiffEntry>,
     pub findings: Vec<Finding>,
+    /// Slots, devices and drives as a chassis-level source (Redfish) describes them; absent
+    /// for sources without one (sysfs, lspci, hwloc).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chassis: Option<super::chassis::Chassis>,
+    /// Disks as an OS-level source names them (hwloc), each below its PCI function; absent
+    /// for the other sources.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub disks: Vec<OsDisk>,
     #[serde(skip)]
     pub tree: LiveTree,
     #[serde(skip)]
@@ -210,7 +231,12 @@ pub fn audit(
         if shares_link_of_function_zero(&tree, i) {
             continue; // its link is function 0's: judged there
         }
-        let Some(cur) = f.link else { continue };
+        let Some(cur) = f.link else {
+            if scan.current_links_only && f.link_gbps.is_some() {
+                status[i] = LinkStatus::Unknown;
+            }
+            continue;
+        };
         upstream_max[i] = port.and_then(|p| tree.funcs[p].link_max);
         let want = min_link(f.link_max, upstream_max[i]);
         expected[i] = want;
@@ -232,7 +258,12 @@ pub fn audit(
             );
             continue;
         }
-        let Some(want) = want else { continue };
+        let Some(want) = want else {
+            if scan.current_links_only {
+                status[i] = LinkStatus::Unknown;
+            }
+            continue;
+        };
         if !below(cur, want) {
             status[i] = LinkStatus::Ok;
             continue;
@@ -423,6 +454,7 @@ pub fn audit(
                 buses: f.bus_range.map(|(s, u)| [s, u]),
                 link: f.link,
                 link_max: f.link_max,
+                link_speed_gbs: f.link_gbps,
                 upstream_max: upstream_max[i],
                 expected: expected[i],
                 link_status: status[i],
@@ -437,6 +469,10 @@ pub fn audit(
     let topology = tree.to_topology(source);
     Audit {
         product: None,
+        cpu_model: None,
+        sockets: None,
+        chassis: None,
+        disks: Vec::new(),
         schema_version: SCHEMA_VERSION,
         source: source.to_string(),
         names: names.source(),

@@ -6,12 +6,17 @@
 //! [`audit::Audit`]; `render` turns it into text, JSON and Prometheus.
 
 pub mod audit;
+pub mod chassis;
 pub mod fs;
 pub mod gather;
+pub mod hwloc;
 pub mod lspci;
 pub mod model;
 pub mod names;
+pub mod redfish;
+pub mod redfish_learn;
 pub mod render;
+pub mod source;
 pub mod sysfs;
 pub mod tree;
 

@@ -74,6 +74,14 @@ impl fmt::Display for Bdf {
     }
 }
 
+/// Serializes an optional [`Bdf`] as its text (`0000:3b:00.0`), for JSON fields that name one.
+pub fn ser_opt_bdf<S: serde::Serializer>(b: &Option<Bdf>, s: S) -> Result<S::Ok, S::Error> {
+    match b {
+        Some(b) => s.serialize_str(&b.to_string()),
+        None => s.serialize_none(),
+    }
+}
+
 /// A link as one end reports it. `speed: None` is "Unknown"; `width: 0` is a link that is down.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct LinkState {
@@ -225,6 +233,10 @@ pub struct PciFunction {
     pub name: Option<String>,
     /// Header type 1 (PCI-to-PCI bridge).
     pub is_bridge: bool,
+    /// The current link in GB/s where the source gives only that figure (hwloc's
+    /// `pci_link_speed`): neither generation nor width, so never judged.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub link_gbps: Option<f64>,
 }
 
 impl PciFunction {
@@ -336,6 +348,22 @@ pub struct NvmeSubsystem {
     pub namespaces: Vec<String>,
 }
 
+/// A disk as an OS-level source (hwloc) names it, with the PCI function it sits below.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct OsDisk {
+    /// `nvme0n1`, `sda`.
+    pub name: String,
+    /// The PCI function above it (its controller).
+    #[serde(serialize_with = "ser_opt_bdf")]
+    pub pci: Option<Bdf>,
+    /// `Disk`, `NVM`, as the source says.
+    pub subtype: Option<String>,
+    pub model: Option<String>,
+    pub serial: Option<String>,
+    pub size_bytes: Option<u64>,
+    pub sector_size: Option<u32>,
+}
+
 /// Everything read from one host, before it becomes a Topology.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct HostScan {
@@ -348,6 +376,10 @@ pub struct HostScan {
     /// True when the parent of each function came from the source (sysfs), false when it
     /// must be derived from bus ranges (lspci dumps).
     pub has_parents: bool,
+    /// True when the source gives current link speeds only, no maxima (hwloc): links are
+    /// `unknown`, not judged.
+    #[serde(skip)]
+    pub current_links_only: bool,
 }
 
 #[cfg(test)]

@@ -311,8 +311,10 @@ pub fn text_with(a: &Audit, verbose: bool) -> String {
 /// [`text_with`] fitted to a terminal: tree lines are cut, the table shrinks, findings wrap.
 pub fn text_in(a: &Audit, verbose: bool, term: &Term) -> String {
     let mut s = String::new();
-    s.push_str(&term.fit(&tree(a, TreeStyle::Full)));
-    s.push('\n');
+    if !(a.functions.is_empty() && a.chassis.is_some()) {
+        s.push_str(&term.fit(&tree(a, TreeStyle::Full)));
+        s.push('\n');
+    }
     let sw = switches(a);
     if !sw.is_empty() {
         s.push_str(&term.wrap(&sw));
@@ -321,6 +323,14 @@ pub fn text_in(a: &Audit, verbose: bool, term: &Term) -> String {
     if !a.drives.is_empty() {
         s.push_str(&drive_table_in(a, term));
         s.push_str("\n\n");
+    }
+    if !a.disks.is_empty() {
+        s.push_str(&term.fit(&super::hwloc::render_disks(&a.disks)));
+        s.push('\n');
+    }
+    if let Some(ch) = &a.chassis {
+        s.push_str(&term.fit(&super::chassis::render(ch)));
+        s.push('\n');
     }
     if verbose && !a.empty_ports.is_empty() {
         s.push_str(&term.wrap(&empty_ports(a)));
@@ -371,6 +381,85 @@ fn switches(a: &Audit) -> String {
         ));
     }
     out
+}
+
+/// The families only the newer sources fill (absent otherwise, so a sysfs or lspci textfile
+/// is as before): hwloc's current GB/s per function, and per Redfish device the link in
+/// use, its maximum and whether it is below it.
+fn source_families(a: &Audit, s: &mut String) {
+    let gbs: Vec<_> = a
+        .functions
+        .iter()
+        .filter_map(|f| f.link_speed_gbs.map(|v| (f, v)))
+        .collect();
+    if !gbs.is_empty() {
+        let name = "laneplan_pcie_link_current_gbs";
+        let _ = writeln!(
+            s,
+            "# HELP {name} Current PCIe link in GB/s as hwloc reports it (no maximum known)."
+        );
+        let _ = writeln!(s, "# TYPE {name} gauge");
+        for (f, v) in gbs {
+            let mut labels = format!("bdf=\"{}\",model=\"{}\"", esc(&f.bdf), esc(&f.name));
+            if let Some(sl) = f.slot.as_deref().filter(|x| !x.is_empty()) {
+                labels.push_str(&format!(",slot=\"{}\"", esc(sl)));
+            }
+            let _ = writeln!(s, "{name}{{{labels}}} {v}");
+        }
+    }
+    let Some(ch) = &a.chassis else { return };
+    type Get = fn(&super::chassis::ChassisDevice) -> Option<f64>;
+    let fams: [(&str, &str, Get); 5] = [
+        (
+            "laneplan_chassis_link_speed_gts",
+            "PCIe link speed in use in GT/s, as the BMC reports it.",
+            |d| d.link.map(|l| l.gts()),
+        ),
+        (
+            "laneplan_chassis_link_width",
+            "PCIe lanes in use, as the BMC reports them.",
+            |d| d.link.map(|l| f64::from(l.width)),
+        ),
+        (
+            "laneplan_chassis_link_max_speed_gts",
+            "Maximum PCIe link speed of the device in GT/s (BMC).",
+            |d| d.link_max.map(|l| l.gts()),
+        ),
+        (
+            "laneplan_chassis_link_max_width",
+            "Maximum PCIe lanes of the device (BMC).",
+            |d| d.link_max.map(|l| f64::from(l.width)),
+        ),
+        (
+            "laneplan_chassis_link_downtrained",
+            "1 when the BMC reports the link below the device's maximum.",
+            |d| match d.link_status {
+                LinkStatus::Downtrained => Some(1.0),
+                LinkStatus::Ok => Some(0.0),
+                _ => None,
+            },
+        ),
+    ];
+    for (name, help, get) in fams {
+        let _ = writeln!(s, "# HELP {name} {help}");
+        let _ = writeln!(s, "# TYPE {name} gauge");
+        for d in &ch.devices {
+            let Some(v) = get(d) else { continue };
+            let labels = [
+                ("device", Some(d.id.as_str())),
+                ("slot", d.slot.as_deref()),
+                ("model", d.model.as_deref().or(d.name.as_deref())),
+            ]
+            .into_iter()
+            .filter_map(|(k, v)| {
+                v.filter(|v| !v.is_empty())
+                    .map(|v| format!("{k}=\"{}\"", esc(v)))
+            })
+            .collect::<Vec<_>>()
+            .join(",");
+            let _ = writeln!(s, "{name}{{{labels}}} {v}");
+        }
+    }
 }
 
 fn esc(v: &str) -> String {
@@ -474,6 +563,7 @@ pub fn prometheus(a: &Audit) -> String {
             }
         }
     }
+    source_families(a, &mut s);
     let name = "laneplan_audit_findings";
     let _ = writeln!(s, "# HELP {name} Findings of the last audit by severity.");
     let _ = writeln!(s, "# TYPE {name} gauge");

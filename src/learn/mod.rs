@@ -165,6 +165,9 @@ pub struct Learned {
     /// Where the learned platform and the built-in one of the same model differ, when the
     /// catalogue has one.
     pub differences: Option<Differences>,
+    /// What the source left unsaid and how learn filled it (`learn --redfish`: drives placed
+    /// by the order their controller lists them).
+    pub notes: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
@@ -1334,6 +1337,7 @@ fn write_files(
         build,
         summary: s,
         differences,
+        notes: Vec::new(),
     }
 }
 
