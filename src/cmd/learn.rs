@@ -115,11 +115,7 @@ pub fn run(args: LearnArgs, catalog: &super::plan::CatalogArgs) -> miette::Resul
     }
     // A Redfish tree has a chassis and no bus tree: its own mapping (host::redfish_learn).
     let redfish = match &views[..] {
-        [v] => laneplan::host::redfish_learn::learn(
-            &v.audit,
-            &cat,
-            args.id.as_ref().map(LearnedId::as_str),
-        ),
+        [v] => laneplan::host::redfish_learn::learn(&v.audit, &cat, args.id.as_ref()),
         _ => None,
     };
     let learned = match redfish {

@@ -17,7 +17,7 @@ use super::audit::Audit;
 use super::chassis::{Chassis, ChassisDevice, ChassisDrive, ChassisSlot};
 use crate::against::{DiffEntry, DiffStatus, MatchMethod};
 use crate::finding::{Finding, Subject, code};
-use crate::learn::{Learned, Summary};
+use crate::learn::{Learned, LearnedId, Summary};
 use crate::plan::instantiate::Plan;
 use crate::platform::Catalog;
 use std::collections::BTreeMap;
@@ -282,15 +282,17 @@ fn human_bytes(b: u64) -> String {
 
 /// Learns from an audit of a Redfish tree; `None` when it has no chassis. Drive parts the
 /// catalogue has (a part named as the drive's model) are reused.
-pub fn learn(audit: &Audit, catalog: &Catalog, id: Option<&str>) -> Option<Learned> {
+pub fn learn(audit: &Audit, catalog: &Catalog, id: Option<&LearnedId>) -> Option<Learned> {
     let ch = audit.chassis.as_ref()?;
     let source = &audit.source;
-    let id = id.map(str::to_string).unwrap_or_else(|| {
-        match audit.product.as_deref().map(slug).filter(|s| !s.is_empty()) {
-            Some(p) => format!("learned-{p}"),
-            None => "learned-host".into(),
+    let learned_id = id.cloned().unwrap_or_else(|| {
+        match audit.product.as_deref().filter(|p| !p.trim().is_empty()) {
+            Some(p) => LearnedId::from_product(p),
+            None => LearnedId::parse("learned-host").expect("a valid id"),
         }
     });
+    let id = learned_id.as_str().to_string();
+    let mut planned = 0usize;
     let sockets = audit.sockets.unwrap_or(ch.cpus.len() as u32).clamp(1, 8) as usize;
     let slots = plannable(ch);
     let socket_of = |s: &ChassisSlot| {
@@ -595,6 +597,7 @@ pub fn learn(audit: &Audit, catalog: &Catalog, id: Option<&str>) -> Option<Learn
         let _ = writeln!(b, "\n[[slot]]");
         let _ = writeln!(b, "slot = {}", q(sid));
         let _ = writeln!(b, "part = {}", q(&pid));
+        planned += 1;
     }
     let mut reused = std::collections::BTreeSet::new();
     for g in groups.iter().filter(|g| g.bus == Bus::Controller) {
@@ -624,6 +627,7 @@ pub fn learn(audit: &Audit, catalog: &Catalog, id: Option<&str>) -> Option<Learn
         let _ = writeln!(b, "\n[[slot]]");
         let _ = writeln!(b, "slot = {}", q(&g.id));
         let _ = writeln!(b, "part = {}", q(&pid));
+        planned += 1;
     }
     let mut bays = 0;
     for g in &groups {
@@ -692,6 +696,7 @@ pub fn learn(audit: &Audit, catalog: &Catalog, id: Option<&str>) -> Option<Learn
             let _ = writeln!(b, "\n[[bay]]");
             let _ = writeln!(b, "bays = \"{}\"", pd.bay);
             let _ = writeln!(b, "part = {}", q(&pid));
+            planned += 1;
         }
     }
     let controllers = groups.iter().filter(|g| g.bus == Bus::Controller).count();
@@ -700,8 +705,13 @@ pub fn learn(audit: &Audit, catalog: &Catalog, id: Option<&str>) -> Option<Learn
         platform: p,
         parts: (!parts.is_empty()).then_some(parts),
         build: b,
+        differences: None,
         summary: Summary {
+            captures: 1,
             sockets,
+            sockets_from: "redfish".into(),
+            numa_nodes: sockets,
+            planned,
             root_complexes: slots.len() + groups.len(),
             slots: slots.len() + controllers,
             switches: 0,
@@ -711,7 +721,7 @@ pub fn learn(audit: &Audit, catalog: &Catalog, id: Option<&str>) -> Option<Learn
             parts_new: seen.len(),
             skipped_ports: 0,
         },
-        id,
+        id: learned_id,
     })
 }
 

@@ -154,15 +154,35 @@ fn real_captures_learn_their_sockets_unique_labels_and_a_build_of_every_part() {
 
 #[test]
 fn corpus_captures_learn_sockets_and_plan_every_part() {
-    for (platform, sockets, found) in [
-        ("r740xd", [2, 2].as_slice(), ["3 of 3", "3 of 3"].as_slice()),
-        ("r7525", &[2], &["3 of 3"]),
-        ("r7515", &[1, 1, 1], &["2 of 2", "5 of 5", "4 of 4"]),
-    ] {
-        for (i, f) in corpus(platform).iter().enumerate() {
-            let (summary, plat, got) = learn_and_audit(&[f]);
-            assert_eq!(summary["summary"]["sockets"], sockets[i], "{f}");
-            assert_eq!(got, format!("{} planned found", found[i]), "{f}");
+    // Each corpus capture by name: (platform folder, host id, sockets, planned found).
+    let want: &[(&str, &str, u64, &str)] = &[
+        ("r740xd", "BB55A2E30656", 2, "3 of 3"),
+        ("r740xd", "952A49F90697", 2, "3 of 3"),
+        ("r7525", "FFBAD7145460", 2, "4 of 4"),
+        ("r7525", "6B51CAA01B7C", 2, "3 of 3"),
+        ("r7515", "8E207635BBF5", 1, "2 of 2"),
+        ("r7515", "9A7A286BD3E1", 1, "5 of 5"),
+        ("r7515", "723F15A8AB49", 1, "4 of 4"),
+        ("r7425", "EEF1E1F22650", 2, "5 of 5"),
+    ];
+    let all: Vec<String> = ["r740xd", "r7525", "r7515", "r7425"]
+        .iter()
+        .flat_map(|p| corpus(p))
+        .collect();
+    assert_eq!(
+        all.len(),
+        want.len(),
+        "a corpus capture without its expected values"
+    );
+    for (platform, host, sockets, found) in want {
+        let f = corpus(platform)
+            .into_iter()
+            .find(|f| f.contains(host))
+            .unwrap_or_else(|| panic!("no {host} capture in corpus/{platform}"));
+        {
+            let (summary, plat, got) = learn_and_audit(&[&f]);
+            assert_eq!(summary["summary"]["sockets"], *sockets, "{f}");
+            assert_eq!(got, format!("{found} planned found"), "{f}");
             let l = labels(&plat);
             let mut u = l.clone();
             u.sort();
@@ -174,8 +194,11 @@ fn corpus_captures_learn_sockets_and_plan_every_part() {
 
 #[test]
 fn two_r7525_captures_merge_into_one_platform() {
-    let second = corpus("r7525");
-    let (summary, plat, found) = learn_and_audit(&[&dump("r7525"), &second[0]]);
+    let second = corpus("r7525")
+        .into_iter()
+        .find(|f| f.contains("6B51CAA01B7C"))
+        .expect("the R7525 6B51CAA01B7C capture");
+    let (summary, plat, found) = learn_and_audit(&[&dump("r7525"), &second]);
     assert_eq!(summary["summary"]["captures"], 2);
     assert_eq!(summary["summary"]["sockets"], 2);
     // One platform: each position once, with the captures that show it.
