@@ -36,3 +36,4 @@ mod readme_samples;
 mod term_width;
 mod toml_props;
 mod validation;
+mod variants;
