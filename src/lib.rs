@@ -23,3 +23,4 @@ pub mod source;
 pub mod suggest;
 pub mod synth;
 pub mod topology;
+pub mod variant;

@@ -35,6 +35,11 @@ pub struct AuditArgs {
     /// downtrained, wrong socket, wrong part).
     #[arg(long, value_name = "BUILD.toml")]
     pub against: Option<PathBuf>,
+    /// Hold the host against this platform: which variant (risers, front, NPS) it
+    /// matches, and where it contradicts the platform file (LP0350-LP0354). Default: the
+    /// platform the DMI product name names, when the source has one.
+    #[arg(long, value_name = "ID")]
+    pub platform: Option<String>,
     /// Names from this pci.ids (default: the host's own, else the embedded database).
     #[arg(long, value_name = "FILE")]
     pub pci_ids: Option<PathBuf>,
@@ -77,7 +82,18 @@ pub fn run(args: AuditArgs, catalog: &super::plan::CatalogArgs) -> miette::Resul
             }
         }
     };
-    let diff = super::plan::against(catalog, args.against.as_deref(), &mut audit)?;
+    let variant = if args.platform.is_some() || audit.product.is_some() {
+        let cat = catalog.load()?;
+        laneplan::variant::recognise(&cat, args.platform.as_deref(), &audit)
+            .map_err(|e| miette!("{e}"))?
+    } else {
+        None
+    };
+    let chosen = variant.as_ref().map(|v| v.chosen()).unwrap_or_default();
+    if let Some(v) = variant {
+        laneplan::variant::apply(&mut audit, v);
+    }
+    let diff = super::plan::against(catalog, args.against.as_deref(), &mut audit, &chosen)?;
     if let Some(p) = &args.prometheus {
         laneplan::outfile::write(p, render::prometheus(&audit).as_bytes())
             .into_diagnostic()
@@ -90,6 +106,10 @@ pub fn run(args: AuditArgs, catalog: &super::plan::CatalogArgs) -> miette::Resul
     } else {
         let term = super::term();
         let mut s = render::text_in(&audit, args.verbose, &term);
+        if let Some(v) = &audit.variant {
+            s.push('\n');
+            s.push_str(&term.wrap(&laneplan::variant::render(v)));
+        }
         if let Some(d) = &diff {
             s.push('\n');
             s.push_str(&term.wrap(&laneplan::against::render_in(d, &term)));

@@ -395,13 +395,25 @@ impl<'a> Builder<'a> {
     pub fn sockets(&mut self) -> Result<(), InternalError> {
         let def = self.def;
         for s in &def.sockets {
+            // A host setting (NPS) renumbers the socket's NUMA nodes.
+            let numa_nodes = def
+                .options
+                .iter()
+                .filter_map(|o| {
+                    let v = self.chosen.get(o.key.get_ref())?;
+                    o.choices.iter().find(|c| c.value.get_ref() == v)
+                })
+                .flat_map(|c| c.numa.iter())
+                .find(|n| n.socket.get_ref() == s.id.get_ref())
+                .map(|n| n.nodes.clone())
+                .unwrap_or_else(|| s.numa_nodes.clone());
             let mut n = Node::new(
                 s.id.get_ref().clone(),
                 s.label.clone(),
                 NodeKind::Socket {
                     index: s.index,
                     lanes: *s.lanes.get_ref(),
-                    numa_nodes: s.numa_nodes.clone(),
+                    numa_nodes,
                 },
             );
             n.confidence = s.confidence;
