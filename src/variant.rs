@@ -308,7 +308,12 @@ pub fn match_platform(platform: &Platform, audit: &Audit) -> VariantMatch {
         let Some(r) = rc(d.slot.root_complex.get_ref()) else {
             return false;
         };
-        located(&h.bdf, h.by, &r.locator)
+        let locator = if d.slot.locator.is_empty() {
+            &r.locator
+        } else {
+            &d.slot.locator
+        };
+        located(&h.bdf, h.by, locator)
             && h.width
                 .is_none_or(|w| w == d.slot.electrical.get_ref().get())
     };
@@ -451,11 +456,21 @@ pub fn match_platform(platform: &Platform, audit: &Audit) -> VariantMatch {
             continue;
         }
         total += 1;
+        // A place without a slot number of its own on this very port (an integrated PERC
+        // sharing the slot's number) explains it too.
+        let own_port = slot_defs.iter().find(|d| {
+            d.slot.slot_number.is_none()
+                && !d.slot.locator.is_empty()
+                && active(d.variant)
+                && fits(d, h)
+        });
         let hit = same_number
             .iter()
+            .copied()
             .filter(|d| active(d.variant))
             .find(|d| fits(d, h))
-            .or_else(|| same_number.iter().find(|d| fits(d, h)));
+            .or_else(|| same_number.iter().copied().find(|d| fits(d, h)))
+            .or(own_port);
         match hit {
             Some(d) => {
                 matched += 1;

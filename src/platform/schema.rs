@@ -267,6 +267,11 @@ pub struct SlotDef {
     /// `Physical Slot: N`, the Slot Capabilities' number), where a real host shows it.
     #[serde(default)]
     pub slot_number: Option<S<u32>>,
+    /// The slot's own root port(s) within its root complex (`0000:00:03.1`), where the
+    /// root complex holds several: what tells two places that share a physical slot
+    /// number apart (a slot and the integrated PERC on the same x16 block).
+    #[serde(default)]
+    pub locator: Vec<String>,
     #[serde(default)]
     pub confidence: Confidence,
     #[serde(default)]
