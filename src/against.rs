@@ -200,8 +200,10 @@ impl Diff {
             .iter()
             .filter(|e| e.expected.is_some() && e.status != DiffStatus::NotVisible)
             .collect();
+        // A wrong part is not the planned part found.
         let found = planned
             .iter()
+            .filter(|e| e.status != DiffStatus::WrongPart)
             .filter(|e| e.bdf.is_some() || e.status == DiffStatus::Ok)
             .count();
         (found, planned.len())
@@ -968,8 +970,18 @@ fn judge(
         ));
     }
     if let (Some(r), Some(l)) = (rate, f.link) {
-        let slow = l.speed.is_some_and(|g| g < r.generation);
-        let narrow = l.width > 0 && l.width < r.width;
+        // Downtrained only below what both ends support: a chip whose own maximum is
+        // Gen2 x2 runs at its maximum in a Gen3 x16 slot.
+        let own = f.link_max;
+        let want_gen = own
+            .and_then(|m| m.speed)
+            .map_or(r.generation, |g| g.min(r.generation));
+        let want_width = own
+            .map(|m| m.width)
+            .filter(|&w| w > 0)
+            .map_or(r.width, |w| w.min(r.width));
+        let slow = l.speed.is_some_and(|g| g < want_gen);
+        let narrow = l.width > 0 && l.width < want_width;
         if l.is_down() {
             e.status = DiffStatus::Missing;
             e.problems.push("present but its link is down".into());

@@ -19,7 +19,7 @@ use crate::finding::{Finding, Location, Subject, code};
 use crate::host::audit::{Audit, FunctionReport};
 use crate::host::tree::FnKind;
 use crate::platform::schema::{
-    BayGroupDef, ChoiceDef, PlatformFile, RootComplexDef, SlotDef, parse_bay_list,
+    BayGroupDef, ChoiceDef, PlatformFile, RootComplexDef, SlotDef, Via, parse_bay_list,
 };
 use crate::platform::{Platform, span};
 use serde::Serialize;
@@ -341,6 +341,7 @@ pub fn match_platform(platform: &Platform, audit: &Audit) -> VariantMatch {
                 &fits,
                 &bay_numbers,
                 &numa_of_rc,
+                audit,
             );
             scores.push(ChoiceScore {
                 value: c.value.get_ref().clone(),
@@ -800,6 +801,7 @@ fn score_choice(
     fits: &dyn Fn(&Def, &HostSlot) -> bool,
     bay_numbers: &dyn Fn(&BayGroupDef) -> Vec<u32>,
     numa_of_rc: &BTreeMap<String, BTreeSet<u32>>,
+    audit: &Audit,
 ) -> (usize, usize) {
     let mut m = 0;
     let mut x = 0;
@@ -823,6 +825,28 @@ fn score_choice(
             .iter()
             .filter(|h| numbers.contains(&h.slot_number))
             .count();
+        // NVMe cabled straight to a root complex whose ports hold a storage controller
+        // (a front PERC where the NVMe cables would be): this front is not the host's.
+        if g.via == Via::Direct
+            && let Some(r) = def
+                .root_complexes
+                .iter()
+                .find(|r| r.id.get_ref() == g.to.get_ref())
+            && audit.functions.iter().any(|f| {
+                f.kind == FnKind::Device
+                    && f.class
+                        .as_deref()
+                        .is_some_and(|c| c.starts_with("0x0104") || c.starts_with("0x0107"))
+                    && r.locator.iter().any(|l| {
+                        f.bdf.starts_with(l.as_str())
+                            || f.parent
+                                .as_deref()
+                                .is_some_and(|p| p.starts_with(l.as_str()))
+                    })
+            })
+        {
+            x += 1;
+        }
     }
     if !c.numa.is_empty() {
         for r in &def.root_complexes {
