@@ -36,8 +36,7 @@ pub struct AuditArgs {
     #[arg(long, value_name = "BUILD.toml")]
     pub against: Option<PathBuf>,
     /// Hold the host against this platform: which variant (risers, front, NPS) it
-    /// matches, and where it contradicts the platform file (LP0350-LP0354). Default: the
-    /// platform the DMI product name names, when the source has one.
+    /// matches, and where it contradicts the platform file (LP0350-LP0354).
     #[arg(long, value_name = "ID")]
     pub platform: Option<String>,
     /// Names from this pci.ids (default: the host's own, else the embedded database).
@@ -82,7 +81,7 @@ pub fn run(args: AuditArgs, catalog: &super::plan::CatalogArgs) -> miette::Resul
             }
         }
     };
-    let variant = if args.platform.is_some() || audit.product.is_some() {
+    let variant = if args.platform.is_some() {
         let cat = catalog.load()?;
         laneplan::variant::recognise(&cat, args.platform.as_deref(), &audit)
             .map_err(|e| miette!("{e}"))?

@@ -447,12 +447,30 @@ impl<'a> Builder<'a> {
             let Some(&sock) = self.sockets.get(r.socket.get_ref()) else {
                 continue;
             };
+            // Under a host setting (NPS) that numbers the socket otherwise, the root
+            // complex's node is the socket's one node, or unknown among several.
+            let setting = self
+                .def
+                .options
+                .iter()
+                .filter_map(|o| {
+                    let v = self.chosen.get(o.key.get_ref())?;
+                    o.choices.iter().find(|c| c.value.get_ref() == v)
+                })
+                .flat_map(|c| c.numa.iter())
+                .find(|n| n.socket.get_ref() == r.socket.get_ref());
+            let numa_node = match setting {
+                Some(s) if r.numa_node.is_some_and(|n| !s.nodes.contains(&n)) => {
+                    (s.nodes.len() == 1).then(|| s.nodes[0])
+                }
+                _ => r.numa_node,
+            };
             let mut n = Node::new(
                 r.id.get_ref().clone(),
                 r.label.clone(),
                 NodeKind::RootComplex {
                     lanes: *r.lanes.get_ref(),
-                    numa_node: r.numa_node,
+                    numa_node,
                     generation: r.generation.get_ref().pcie(),
                 },
             );

@@ -88,3 +88,267 @@ fn amd_internal_ports_still_hold_the_chipset_functions() {
         ]
     );
 }
+
+// ---------------------------------------------------------------- every capture, by platform
+
+use laneplan::platform::Catalog;
+use laneplan::variant::{self, PlaceStatus, VariantMatch};
+
+fn capture(rel: &str, platform: &str) -> VariantMatch {
+    let path = crate::common::fixtures().join(rel);
+    let a = host::audit_lspci_file(&path, AuditOptions::default()).unwrap();
+    let catalog = Catalog::builtin().unwrap();
+    variant::match_platform(catalog.platform(platform).unwrap(), &a)
+}
+
+/// (option, value) of every option, `None` where no value matches.
+fn options(m: &VariantMatch) -> Vec<(&str, Option<&str>, bool)> {
+    m.options
+        .iter()
+        .map(|o| (o.key.as_str(), o.value.as_deref(), o.evidence))
+        .collect()
+}
+
+/// (physical slot, port, place, status) of every slot that is no bay.
+fn slots(m: &VariantMatch) -> Vec<(u32, &str, Option<&str>, PlaceStatus)> {
+    m.places
+        .iter()
+        .filter(|p| !p.place.as_deref().is_some_and(|s| s.starts_with("Bay ")))
+        .map(|p| {
+            (
+                p.host.slot_number,
+                p.host.bdf.as_str(),
+                p.place.as_deref(),
+                p.status,
+            )
+        })
+        .collect()
+}
+
+fn codes(m: &VariantMatch) -> Vec<&str> {
+    m.findings.iter().map(|f| f.code).collect()
+}
+
+#[test]
+fn r7515_shared_capture_has_slots_2_3_4_in_the_platform() {
+    let m = capture(
+        "shared/lspci-r7515/dell-r7515-ubuntu2004-510A7BE2AFDD.lspci-vvnn.txt",
+        "r7515",
+    );
+    assert_eq!(options(&m), vec![("front", Some("24nvme"), true)]);
+    use PlaceStatus::Ok;
+    assert_eq!(
+        slots(&m),
+        vec![
+            (1, "0000:00:03.1", Some("slot1"), Ok),
+            (1, "0000:00:03.2", Some("mini-perc"), Ok),
+            (2, "0000:80:03.0", Some("slot2"), Ok),
+            (3, "0000:c0:01.0", Some("slot3"), Ok),
+            (4, "0000:40:01.0", Some("slot4"), Ok),
+            (5, "0000:00:01.1", Some("slot5"), Ok),
+        ]
+    );
+    // 6 slots, 24 bay ports, 5 root complexes' NUMA nodes.
+    assert_eq!((m.matched, m.total), (35, 35));
+    assert!(codes(&m).is_empty(), "{:?}", m.findings);
+    assert_eq!(
+        m.summary(),
+        "r7515: front=24nvme, matched by 35 of 35 slots, ports and NUMA nodes"
+    );
+}
+
+#[test]
+fn r7525_shared_capture_is_nps4_with_every_slot_placed() {
+    let m = capture(
+        "shared/lspci-r7525/dell-r7525-debian11-23F136DC785E.lspci-vvnn.txt",
+        "r7525",
+    );
+    assert_eq!(
+        options(&m),
+        vec![("front", Some("8nvme"), true), ("nps", Some("nps4"), true)]
+    );
+    use PlaceStatus::Ok;
+    assert_eq!(
+        slots(&m),
+        vec![
+            (2, "0000:20:03.1", Some("slot2"), Ok),
+            (3, "0000:40:01.0", Some("slot3"), Ok),
+            (5, "0000:80:01.0", Some("slot5"), Ok),
+            (6, "0000:a0:03.0", Some("slot6"), Ok),
+            (7, "0000:e0:03.0", Some("slot7"), Ok),
+        ]
+    );
+    assert_eq!((m.matched, m.total), (18, 18));
+    assert!(codes(&m).is_empty(), "{:?}", m.findings);
+}
+
+#[test]
+fn r7525_corpus_capture_is_nps1_with_a_front_perc_the_platform_lacks() {
+    let m = capture(
+        "corpus/r7525/dell-r7525-ubuntu2004-6B51CAA01B7C.lspci-vvnn.txt",
+        "r7525",
+    );
+    assert_eq!(
+        options(&m),
+        vec![("front", None, false), ("nps", Some("nps1"), true)]
+    );
+    use PlaceStatus::Ok;
+    assert_eq!(
+        slots(&m),
+        vec![
+            (2, "0000:20:03.0", Some("slot2"), Ok),
+            (7, "0000:e0:03.0", Some("slot7"), Ok),
+        ]
+    );
+    // The LOM on e0:05.1 the platform has no built-in for; no front explains the PERC
+    // H745 Front on 00:01.1, where the 8nvme front's cables would be.
+    assert_eq!(codes(&m), vec!["LP0353", "LP0354"]);
+    let lom = &m.contradictions[0];
+    assert_eq!(lom.host.bdf, "0000:e1:00.0");
+    let front = &m.findings[1];
+    assert_eq!(front.location.file.as_deref(), Some("platforms/r7525.toml"));
+    assert_eq!(front.location.line, Some(230));
+}
+
+#[test]
+fn r740xd_corpus_capture_with_slot1_on_stack_3a_contradicts_the_platforms_slot1() {
+    // BB55A2E30656 has Slot 1 on root port 3a:00.0 (CPU1 stack 3a, x8); the platform's
+    // Slot 1 (riser 1A) is x16 on stack 5d: a riser variant the platform does not model yet,
+    // reported at the slot's line.
+    let m = capture(
+        "corpus/r740xd/dell-r740xd-alma87-BB55A2E30656.lspci-vvnn.txt",
+        "r740xd",
+    );
+    assert_eq!(options(&m), vec![("front", Some("24-sas"), false)]);
+    assert_eq!(
+        slots(&m),
+        vec![(1, "0000:3a:00.0", Some("slot1"), PlaceStatus::Contradicted)]
+    );
+    assert_eq!((m.matched, m.total), (3, 4));
+    assert_eq!(codes(&m), vec!["LP0351"]);
+    let c = &m.contradictions[0];
+    assert_eq!(
+        (c.host.bdf.as_str(), c.host.width),
+        ("0000:3a:00.0", Some(8))
+    );
+    assert_eq!(c.platform.len(), 1);
+    assert_eq!(c.platform[0].root_complex.as_deref(), Some("cpu1.stack3"));
+    assert_eq!(c.platform[0].locator, vec!["0000:5d"]);
+    assert_eq!(c.platform[0].width, Some(16));
+    assert_eq!(c.platform[0].file, "platforms/r740xd.toml");
+    assert_eq!(c.platform[0].line, 151);
+}
+
+#[test]
+fn r740xd_captures_without_slot_numbers_keep_the_defaults() {
+    for rel in [
+        "corpus/r740xd/dell-r740xd-ubuntu2004-952A49F90697.lspci-vvnn.txt",
+        "shared/lspci-r740xd/dell-r740xd-ubuntu2004-62F4A9812E0F.lspci-vvnn.txt",
+    ] {
+        let m = capture(rel, "r740xd");
+        assert_eq!(options(&m), vec![("front", Some("24-sas"), false)], "{rel}");
+        assert!(slots(&m).is_empty(), "{rel}");
+        // The NUMA nodes of the three stacks with functions below them.
+        assert_eq!((m.matched, m.total), (3, 3), "{rel}");
+        assert!(codes(&m).is_empty(), "{rel}: {:?}", m.findings);
+    }
+}
+
+#[test]
+fn r7425_shared_capture_places_slots_1_and_3() {
+    let m = capture(
+        "shared/lspci-r7425/dell-r7425-ubuntu2404-1C2794FDE243.lspci-vvnn.txt",
+        "r7425",
+    );
+    use PlaceStatus::Ok;
+    assert_eq!(
+        slots(&m),
+        vec![
+            (1, "0000:40:03.1", Some("slot1"), Ok),
+            (3, "0000:60:03.1", Some("slot3"), Ok),
+        ]
+    );
+    assert_eq!((m.matched, m.total), (5, 5));
+    assert!(codes(&m).is_empty(), "{:?}", m.findings);
+}
+
+#[test]
+fn a_slot_the_platform_lacks_names_the_platform_file() {
+    // The R740xd capture with Slot 1 on 3a:00.0 held against the R7515, which has a
+    // Slot 1 on another port: a contradiction located in platforms/r7515.toml.
+    let m = capture(
+        "corpus/r740xd/dell-r740xd-alma87-BB55A2E30656.lspci-vvnn.txt",
+        "r7515",
+    );
+    assert_eq!(
+        slots(&m),
+        vec![(1, "0000:3a:00.0", Some("slot1"), PlaceStatus::Contradicted)]
+    );
+    let c = m
+        .contradictions
+        .iter()
+        .find(|c| c.code == "LP0351")
+        .expect("LP0351");
+    assert_eq!(c.host.bdf, "0000:3a:00.0");
+    assert_eq!(c.host.width, Some(8));
+    assert_eq!(c.platform[0].id, "slot1");
+    assert_eq!(c.platform[0].file, "platforms/r7515.toml");
+    assert_eq!(c.platform[0].locator, vec!["0000:00:03.1", "0000:00:03.2"]);
+    let f = m.findings.iter().find(|f| f.code == "LP0351").unwrap();
+    assert_eq!(f.location.file.as_deref(), Some("platforms/r7515.toml"));
+}
+
+#[test]
+fn audit_cli_names_the_variant_in_text_and_json() {
+    let f = crate::common::fixtures()
+        .join("corpus/r740xd/dell-r740xd-alma87-BB55A2E30656.lspci-vvnn.txt");
+    let out = crate::common::laneplan()
+        .args(["audit", "--platform", "r740xd", "--lspci"])
+        .arg(&f)
+        .arg("--json")
+        .output()
+        .unwrap();
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(j["variant"]["platform"], "r740xd");
+    assert_eq!(j["variant"]["options"][0]["key"], "front");
+    assert_eq!(j["variant"]["contradictions"][0]["code"], "LP0351");
+    assert_eq!(
+        j["variant"]["contradictions"][0]["host"]["bdf"],
+        "0000:3a:00.0"
+    );
+    assert_eq!(
+        j["variant"]["contradictions"][0]["platform"][0]["line"],
+        151
+    );
+    assert_eq!(j["variant"]["places"][0]["bdf"], "0000:3a:00.0");
+    assert_eq!(j["variant"]["places"][0]["by"], "physical-slot-on-port");
+    let out = crate::common::laneplan()
+        .args(["audit", "--platform", "r740xd", "--lspci"])
+        .arg(&f)
+        .env("COLUMNS", "200")
+        .output()
+        .unwrap();
+    let s = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        s.contains("Platform r740xd: front=24-sas (default, no evidence), matched by 3 of 4 slots, ports and NUMA nodes"),
+        "{s}"
+    );
+    assert!(
+        s.contains(
+            "physical slot 1 at 0000:3a:00.0 (Physical Slot on the port): contradicts slot1"
+        ),
+        "{s}"
+    );
+}
+
+#[test]
+fn an_unknown_platform_is_a_usage_error() {
+    let f = crate::common::lspci_dump("r7515");
+    let out = crate::common::laneplan()
+        .args(["audit", "--platform", "r7516", "--lspci"])
+        .arg(&f)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown platform `r7516`"));
+}
