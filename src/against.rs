@@ -1063,9 +1063,10 @@ fn judge(
         ));
     }
     if let (Some(r), Some(l)) = (rate, f.link) {
-        // Downtrained only below what both ends support: a chip whose own maximum is
-        // Gen2 x2 runs at its maximum in a Gen3 x16 slot.
-        let own = f.link_max;
+        // Downtrained only below what both ends support (the device's own maximum and its
+        // port's): a chip whose own maximum is Gen2 x2 runs at its maximum in a Gen3 x16
+        // slot, and an x16 card on an x8 root port at x8 is where the platform is wrong.
+        let own = f.expected.or(f.link_max);
         let want_gen = own
             .and_then(|m| m.speed)
             .map_or(r.generation, |g| g.min(r.generation));

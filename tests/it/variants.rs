@@ -352,3 +352,51 @@ fn an_unknown_platform_is_a_usage_error() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown platform `r7516`"));
 }
+
+// ---------------------------------------------------------------- cards by physical slot
+
+fn against_bb55(part: &str) -> laneplan::against::Diff {
+    let path = crate::common::fixtures()
+        .join("corpus/r740xd/dell-r740xd-alma87-BB55A2E30656.lspci-vvnn.txt");
+    let a = host::audit_lspci_file(&path, AuditOptions::default()).unwrap();
+    let catalog = Catalog::builtin().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let build = dir.path().join("b.toml");
+    std::fs::write(
+        &build,
+        format!("platform = \"r740xd\"\n[[slot]]\nslot = \"slot1\"\npart = \"{part}\"\n"),
+    )
+    .unwrap();
+    let report = laneplan::plan::check_build_file(&catalog, &build).unwrap();
+    laneplan::against::diff_in(&report.plan, &a, Some(&catalog))
+}
+
+#[test]
+fn a_card_in_a_planned_physical_slot_on_another_root_port_is_that_slots() {
+    use laneplan::against::{DiffStatus, MatchMethod};
+    // The platform's Slot 1 is on stack 5d; the host's Physical Slot 1 is 3a:00.0. The
+    // ConnectX-5 there (15b3:1017) is Slot 1's card, matched by physical slot; its x16 link
+    // at x8 on an x8 root port is not a downtrain (the platform's width is what is wrong:
+    // LP0351 in the variant match).
+    let d = against_bb55("mellanox-cx5-100g");
+    let e = d.entries.iter().find(|e| e.place == "Slot 1").unwrap();
+    assert_eq!(e.status, DiffStatus::Ok, "{:?}", e.problems);
+    assert_eq!(e.method, MatchMethod::PhysicalSlot);
+    assert_eq!(e.bdf.as_deref(), Some("0000:3b:00.0"));
+    assert!(!d.entries.iter().any(|e| e.status == DiffStatus::Unexpected
+        && e.bdf.as_deref() == Some("0000:3b:00.0")));
+    assert_eq!(d.found_count(), (1, 1));
+}
+
+#[test]
+fn a_wrong_part_in_a_planned_physical_slot_is_never_unexpected_nor_found() {
+    use laneplan::against::{DiffStatus, MatchMethod};
+    let d = against_bb55("mellanox-cx4lx-25g");
+    let e = d.entries.iter().find(|e| e.place == "Slot 1").unwrap();
+    assert_eq!(e.status, DiffStatus::WrongPart);
+    assert_eq!(e.method, MatchMethod::PhysicalSlot);
+    assert_eq!(e.bdf.as_deref(), Some("0000:3b:00.0"));
+    assert!(!d.entries.iter().any(|e| e.status == DiffStatus::Unexpected
+        && e.bdf.as_deref() == Some("0000:3b:00.0")));
+    assert_eq!(d.found_count(), (0, 1));
+}
