@@ -400,3 +400,57 @@ fn a_wrong_part_in_a_planned_physical_slot_is_never_unexpected_nor_found() {
         && e.bdf.as_deref() == Some("0000:3b:00.0")));
     assert_eq!(d.found_count(), (0, 1));
 }
+
+#[test]
+fn r7515_corpus_captures_place_every_physical_slot() {
+    use PlaceStatus::Ok;
+    let cases: [(
+        &str,
+        Vec<(u32, &str, Option<&str>, PlaceStatus)>,
+        (usize, usize),
+    ); 3] = [
+        (
+            "corpus/r7515/dell-r7515-ubuntu2204-723F15A8AB49.lspci-vvnn.txt",
+            vec![
+                (1, "0000:00:03.1", Some("slot1"), Ok),
+                (1, "0000:00:03.2", Some("mini-perc"), Ok),
+                (2, "0000:80:03.0", Some("slot2"), Ok),
+                (3, "0000:c0:01.0", Some("slot3"), Ok),
+                (4, "0000:40:01.0", Some("slot4"), Ok),
+                (5, "0000:00:01.1", Some("slot5"), Ok),
+            ],
+            (6, 6),
+        ),
+        (
+            // Cards in Slots 3 and 4: their root ports c0:01.1 and 40:01.1, x16.
+            "corpus/r7515/dell-r7515-ubuntu2004-9A7A286BD3E1.lspci-vvnn.txt",
+            vec![
+                (1, "0000:00:03.2", Some("mini-perc"), Ok),
+                (2, "0000:80:03.0", Some("slot2"), Ok),
+                (3, "0000:c0:01.1", Some("slot3"), Ok),
+                (4, "0000:40:01.1", Some("slot4"), Ok),
+                (5, "0000:00:01.1", Some("slot5"), Ok),
+            ],
+            (5, 5),
+        ),
+        (
+            "corpus/r7515/dell-r7515-fedora39-8E207635BBF5.lspci-vvnn.txt",
+            vec![
+                (1, "0000:00:03.2", Some("mini-perc"), Ok),
+                (2, "0000:80:03.0", Some("slot2"), Ok),
+                (3, "0000:c0:01.0", Some("slot3"), Ok),
+                (4, "0000:40:01.0", Some("slot4"), Ok),
+                (5, "0000:00:01.0", Some("slot5"), Ok),
+            ],
+            (5, 5),
+        ),
+    ];
+    for (rel, want, counts) in cases {
+        let m = capture(rel, "r7515");
+        assert_eq!(slots(&m), want, "{rel}");
+        assert_eq!((m.matched, m.total), counts, "{rel}");
+        // No front bay port in these captures: the default front, without evidence.
+        assert_eq!(options(&m), vec![("front", Some("24nvme"), false)], "{rel}");
+        assert!(codes(&m).is_empty(), "{rel}: {:?}", m.findings);
+    }
+}
