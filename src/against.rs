@@ -280,8 +280,8 @@ pub fn diff_in(plan: &Plan, audit: &Audit, catalog: Option<&Catalog>) -> Diff {
     // Per planned card's slot number, the host's card there: among several cards reporting
     // the number (a slot and the integrated PERC share Physical Slot 1 on an R7515), the
     // one under the slot's own locator, else its root complex's.
-    let mut by_number: std::collections::BTreeMap<u32, &FunctionReport> = Default::default();
-    for s in plan.slots.values().filter(|s| s.card.is_some()) {
+    let mut card_of_slot: std::collections::BTreeMap<String, &FunctionReport> = Default::default();
+    for (slot_id, s) in plan.slots.iter().filter(|(_, s)| s.card.is_some()) {
         let Some(n) = s.def.slot_number.as_ref().map(|n| *n.get_ref()) else {
             continue;
         };
@@ -295,10 +295,12 @@ pub fn diff_in(plan: &Plan, audit: &Audit, catalog: Option<&Catalog>) -> Diff {
             loc.iter()
                 .any(|l| f.bdf.starts_with(l.as_str()) || port.starts_with(l.as_str()))
         };
+        let taken: std::collections::BTreeSet<&str> =
+            card_of_slot.values().map(|f| f.bdf.as_str()).collect();
         let candidates: Vec<&FunctionReport> = audit
             .functions
             .iter()
-            .filter(|f| is_card(f) && card_slot(f) == Some(n))
+            .filter(|f| is_card(f) && card_slot(f) == Some(n) && !taken.contains(f.bdf.as_str()))
             .collect();
         let pick = candidates
             .iter()
@@ -306,11 +308,11 @@ pub fn diff_in(plan: &Plan, audit: &Audit, catalog: Option<&Catalog>) -> Diff {
             .or_else(|| candidates.iter().find(|f| under(f, &rc_locator)))
             .or(candidates.first());
         if let Some(f) = pick {
-            by_number.entry(n).or_insert(f);
+            card_of_slot.insert(slot_id.clone(), f);
         }
     }
     let claimed: std::collections::BTreeSet<String> =
-        by_number.values().map(|f| f.bdf.clone()).collect();
+        card_of_slot.values().map(|f| f.bdf.clone()).collect();
     for (rc_id, &rc) in &plan.root_complexes {
         let def = &plan.rc_defs[rc_id];
         let positions = positions(plan, rc);
@@ -497,7 +499,7 @@ pub fn diff_in(plan: &Plan, audit: &Audit, catalog: Option<&Catalog>) -> Diff {
                     // By slot number where the platform gives one, else by class.
                     // By physical slot number where the platform gives one (anywhere on the
                     // host), else by class among the root complex's cards.
-                    let numbered = slot_number.and_then(|n| by_number.get(&n).copied());
+                    let numbered = slot_number.and(card_of_slot.get(slot).copied());
                     let (found, method) = match numbered {
                         Some(f) => (Some(f), MatchMethod::PhysicalSlot),
                         None => {

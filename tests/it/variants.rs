@@ -454,3 +454,30 @@ fn r7515_corpus_captures_place_every_physical_slot() {
         assert!(codes(&m).is_empty(), "{rel}: {:?}", m.findings);
     }
 }
+
+#[test]
+fn bays_of_a_capture_take_the_matched_variant() {
+    let f = crate::common::fixtures()
+        .join("corpus/r7525/dell-r7525-ubuntu2004-6B51CAA01B7C.lspci-vvnn.txt");
+    let out = crate::common::laneplan()
+        .args(["bays", "r7525", "--lspci"])
+        .arg(&f)
+        .output()
+        .unwrap();
+    let s = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        s.starts_with("Dell EMC PowerEdge R7525 (front=8nvme, nps=nps1)"),
+        "{s}"
+    );
+    // A named option wins over the match.
+    let out = crate::common::laneplan()
+        .args(["bays", "r7525", "-o", "nps=nps4", "--lspci"])
+        .arg(&f)
+        .output()
+        .unwrap();
+    let s = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        s.starts_with("Dell EMC PowerEdge R7525 (front=8nvme, nps=nps4)"),
+        "{s}"
+    );
+}
