@@ -401,14 +401,17 @@ fn a_wrong_part_in_a_planned_physical_slot_is_never_unexpected_nor_found() {
     assert_eq!(d.found_count(), (0, 1));
 }
 
+/// A capture, its slots (number, port, place, status) and (matched, total).
+type Case<'a> = (
+    &'a str,
+    Vec<(u32, &'a str, Option<&'a str>, PlaceStatus)>,
+    (usize, usize),
+);
+
 #[test]
 fn r7515_corpus_captures_place_every_physical_slot() {
     use PlaceStatus::Ok;
-    let cases: [(
-        &str,
-        Vec<(u32, &str, Option<&str>, PlaceStatus)>,
-        (usize, usize),
-    ); 3] = [
+    let cases: [Case; 3] = [
         (
             "corpus/r7515/dell-r7515-ubuntu2204-723F15A8AB49.lspci-vvnn.txt",
             vec![
