@@ -10,7 +10,8 @@
 //!
 //! Each choice is scored by the slots and bay ports it places where the host has them (a
 //! slot on a port under the root complex's `locator`, at its electrical width) and, for a
-//! setting, by the root complexes whose NUMA node it explains. Per option the choice with
+//! setting, by the root complexes whose NUMA node it explains. A port narrower than its slot
+//! may be one of the slot's bifurcated ports; one wider contradicts it. Per option the choice with
 //! the most evidence and no contradiction wins; ties keep the default. What no choice allows
 //! is a finding (LP0350-LP0354), located at the platform file's line to correct, with the
 //! host's side and the platform's side as data.
@@ -232,6 +233,14 @@ pub fn host_slots(audit: &Audit) -> Vec<HostSlot> {
         .collect()
 }
 
+/// The slot of a kernel slot name the kernel made unique for another port of the same
+/// physical slot (`1-2`: slot 1, its second port).
+fn kernel_slot_of(f: &FunctionReport) -> Option<u32> {
+    let (n, k) = f.slot.as_deref()?.split_once('-')?;
+    k.parse::<u32>().ok()?;
+    n.parse().ok()
+}
+
 fn is_host_bridge(f: &FunctionReport) -> bool {
     f.class.as_deref().is_some_and(|c| c.starts_with("0x0600"))
 }
@@ -313,9 +322,10 @@ pub fn match_platform(platform: &Platform, audit: &Audit) -> VariantMatch {
         } else {
             &d.slot.locator
         };
-        located(&h.bdf, h.by, locator)
-            && h.width
-                .is_none_or(|w| w == d.slot.electrical.get_ref().get())
+        // A port narrower than the slot may be one of its bifurcated ports (an NVMe
+        // extender's x4 ports, the kernel names them `1`, `1-1`, ...); wider is not the slot.
+        let electrical = d.slot.electrical.get_ref().get();
+        located(&h.bdf, h.by, locator) && h.width.is_none_or(|w| w <= electrical)
     };
     let bay_numbers = |g: &BayGroupDef| -> Vec<u32> {
         g.slot_numbers
@@ -412,7 +422,17 @@ pub fn match_platform(platform: &Platform, audit: &Audit) -> VariantMatch {
             .iter()
             .filter(|d| d.slot.slot_number.as_ref().map(|n| *n.get_ref()) == Some(h.slot_number))
             .collect();
+        let holds_nvme = h
+            .device
+            .as_deref()
+            .and_then(|d| audit.function(d))
+            .is_some_and(|d| d.class.as_deref().is_some_and(|c| c.starts_with("0x0108")));
         if same_number.is_empty() {
+            // An NVMe drive's own slot number is a bay's: where the platform numbers no bay,
+            // it says nothing either way.
+            if holds_nvme && all_bay_numbers.is_empty() {
+                continue;
+            }
             if let Some(bay) = all_bay_numbers.get(&h.slot_number) {
                 total += 1;
                 matched += 1;
@@ -825,6 +845,27 @@ fn score_choice(
             .iter()
             .filter(|h| numbers.contains(&h.slot_number))
             .count();
+        // NVMe through an extender card in a numbered slot: the drives the host shows
+        // in that slot.
+        if g.via == Via::Card
+            && let Some(n) = slot_defs
+                .iter()
+                .find(|d| d.slot.id.get_ref() == g.to.get_ref())
+                .and_then(|d| d.slot.slot_number.as_ref().map(|n| *n.get_ref()))
+        {
+            m += audit
+                .functions
+                .iter()
+                .filter(|f| {
+                    f.class.as_deref().is_some_and(|c| c.starts_with("0x0108"))
+                        && std::iter::successors(Some(*f), |x| {
+                            x.parent.as_deref().and_then(|p| audit.function(p))
+                        })
+                        .take(64)
+                        .any(|x| x.slot_number == Some(n) || kernel_slot_of(x) == Some(n))
+                })
+                .count();
+        }
         // NVMe cabled straight to a root complex whose ports hold a storage controller
         // (a front PERC where the NVMe cables would be): this front is not the host's.
         if g.via == Via::Direct

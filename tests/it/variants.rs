@@ -484,3 +484,39 @@ fn bays_of_a_capture_take_the_matched_variant() {
         "{s}"
     );
 }
+
+#[test]
+fn a_sysfs_tree_with_extender_cards_is_the_12nvme_front() {
+    // Our own sysfs tree (tests/fixtures/sysfs/r740xd-12nvme, generated: see generate.py):
+    // drives behind the extender cards in Slots 1, 4 and 8, the kernel's slot names on them.
+    let root = crate::common::fixtures().join("sysfs/r740xd-12nvme");
+    let a = host::audit_sysfs(&root, None, AuditOptions::default());
+    let catalog = Catalog::builtin().unwrap();
+    let m = variant::match_platform(catalog.platform("r740xd").unwrap(), &a);
+    assert_eq!(options(&m), vec![("front", Some("12nvme-12sas"), true)]);
+    use PlaceStatus::Ok;
+    assert_eq!(
+        slots(&m),
+        vec![
+            (1, "0000:5d:00.0", Some("slot1"), Ok),
+            (2, "0000:17:00.0", Some("slot2"), Ok),
+            (4, "0000:ae:00.0", Some("slot4"), Ok),
+            (8, "0000:d7:00.0", Some("slot8"), Ok),
+        ]
+    );
+    assert_eq!(
+        m.summary(),
+        "r740xd: front=12nvme-12sas, matched by 9 of 9 slots, ports and NUMA nodes"
+    );
+    let choice = |v: &str| {
+        m.options[0]
+            .choices
+            .iter()
+            .find(|c| c.value == v)
+            .map(|c| (c.matched, c.contradicted))
+    };
+    // The 11 drives behind the three extender cards (slot names 1, 1-2 .. 1-4, 4 .. 4-4,
+    // 8 .. 8-3).
+    assert_eq!(choice("12nvme-12sas"), Some((11, 0)));
+    assert_eq!(choice("24-sas"), Some((0, 0)));
+}
