@@ -2,7 +2,7 @@
 //! never print or exit). Each has a stable code, so scripts and docs can refer to it.
 //!
 //! Code ranges: `LP00xx` input files, `LP01xx` build checks and lane budgets, `LP02xx`
-//! bandwidth, `LP03xx` live-host audit, `LP04xx` probes.
+//! bandwidth, `LP03xx` live-host audit, `LP04xx` probes, `LP05xx` learn.
 
 use serde::Serialize;
 use std::fmt;
@@ -121,11 +121,19 @@ code_table! {
     WRONG_PLACE = "LP0113", "wrong-place", "error", "a part in the wrong kind of place (drive in a slot, card in a bay, PERC mini in a PCIe slot)";
     NO_UPSTREAM = "LP0114", "no-upstream", "error", "a drive whose bay has no upstream card or controller installed";
     UNKNOWN_OPTION = "LP0115", "unknown-option", "error", "unknown option or option value";
+    CPU_NOT_ALLOWED = "LP0120", "cpu-not-allowed", "error", "the build's CPU is not one the platform's sockets take";
+    MEMORY_SPEED = "LP0121", "memory-speed", "error", "the build's memory speed (memory_mts) is zero or above what its CPU runs";
     UPLINK_SATURATES = "LP0201", "uplink-saturates", "warning", "a switch uplink saturates";
     LINK_LOSES_BANDWIDTH = "LP0202", "link-loses-bandwidth", "warning", "a device trains below its maximum and loses bandwidth; names the part that holds it back and the fix";
     CROSS_SOCKET = "LP0203", "cross-socket", "note", "devices whose traffic crosses sockets (warning if the link saturates)";
     SPEC_ABOVE_LINK = "LP0204", "spec-above-link", "note", "a device's spec is above what its own link gives";
     SHARED_SATURATES = "LP0205", "shared-saturates", "warning", "another shared element saturates (controller, SAS side, root complex, inter-socket link, shared PCIe link)";
+    CPU_BOUND = "LP0206", "cpu-bound", "warning", "end to end, the CPU binds first: CPU-bound at N IOPS (cores x GHz x utilisation / cycles), below what the drives and links give";
+    MEMORY_BOUND = "LP0207", "memory-bound", "warning", "end to end, memory bandwidth (channels x MT/s x 8 B per socket) binds first";
+    NIC_BOUND = "LP0208", "nic-bound", "warning", "served storage: the NICs bind first (clients get less than the drives deliver)";
+    NO_NIC = "LP0209", "no-nic", "error", "a served workload (--serve) on a build with no NIC";
+    NO_CPU = "LP0210", "no-cpu", "warning", "a cost figure was given but the build names no CPU and the platform no default: the CPU is not weighed";
+    CPU_HEADROOM = "LP0211", "cpu-headroom", "note", "end to end, the drives or links bind and the CPU has cores to spare (how many)";
     UNREADABLE = "LP0301", "unreadable", "warning", "a sysfs entry unreadable or holding garbage (skipped)";
     DOWNTRAINED = "LP0302", "downtrained", "error", "link downtrained: below min(own max, port max) in speed or width";
     LINK_DOWN = "LP0303", "link-down", "warning", "a device whose link is down";
@@ -169,6 +177,8 @@ code_table! {
     STALLED = "LP0417", "stalled", "error", "I/Os still outstanding after the drain grace (stalled device)";
     URING_PUNTS = "LP0418", "uring-punts", "note", "io_uring punts every I/O to one kernel worker: the thread engine runs instead";
     NOT_VERIFIED = "LP0419", "not-verified", "refusal", "--mapped on a capture: a write, or I/O on a node not verified on the live host";
+    LEARNED_NOTHING_PLANNED = "LP0500", "learned-nothing-planned", "warning", "learn: the host shows no part on a port, so the learned build plans nothing (its round trip proves nothing)";
+    LEARN_CAPTURES_DISAGREE = "LP0501", "learn-captures-disagree", "warning", "learn: the captures merged into one platform name different models or show different socket counts";
 }
 
 /// The table entry of a code string, if it is one.

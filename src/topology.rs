@@ -257,6 +257,8 @@ impl Node {
 pub enum FabricKind {
     Upi,
     Xgmi,
+    /// Intel QuickPath Interconnect (Xeon E5 v1-v4).
+    Qpi,
 }
 
 impl std::fmt::Display for FabricKind {
@@ -264,6 +266,7 @@ impl std::fmt::Display for FabricKind {
         f.write_str(match self {
             FabricKind::Upi => "UPI",
             FabricKind::Xgmi => "xGMI",
+            FabricKind::Qpi => "QPI",
         })
     }
 }

@@ -3,6 +3,7 @@
 use super::plan::{CatalogArgs, parse_kv};
 use clap::Args;
 use laneplan::finding::has_errors;
+use laneplan::flow::system::{self, Cost, SystemOptions, SystemReport};
 use laneplan::flow::{self, Memory, Options, Scope, Workload};
 use laneplan::pcie::{self, Model, TlpParams};
 use laneplan::plan::{self, Report};
@@ -75,13 +76,134 @@ impl FlowOpts {
     }
 }
 
+/// The end-to-end flags (`check` and `flow`): CPU, I/O stack cost, memory, NICs.
+#[derive(Args, Debug, Clone, Default)]
+pub struct SystemArgs {
+    /// An I/O stack of platforms/stacks.toml whose cost the CPUs pay per I/O (kernel-psync,
+    /// kernel-libaio, io-uring, io-uring-polled, spdk, ceph-osd-read, ceph-osd-write).
+    #[arg(long, value_name = "ID")]
+    pub stack: Option<String>,
+    /// CPU cycles per I/O (a measured figure: `laneplan probe` prints one).
+    #[arg(long, value_name = "CYCLES", conflicts_with = "stack")]
+    pub cycles_per_io: Option<f64>,
+    /// CPU cycles per byte moved, beside --cycles-per-io (default 0).
+    #[arg(long, value_name = "CYCLES", requires = "cycles_per_io")]
+    pub cycles_per_byte: Option<f64>,
+    /// CPU cycles per application operation (a transaction); needs --ios-per-op.
+    #[arg(long, value_name = "CYCLES", conflicts_with_all = ["stack", "cycles_per_io"])]
+    pub cycles_per_op: Option<f64>,
+    /// I/Os one operation issues (with --cycles-per-op).
+    #[arg(long, value_name = "N")]
+    pub ios_per_op: Option<f64>,
+    /// The CPU in every socket, overriding the build's (an id of platforms/cpus.toml).
+    #[arg(long, value_name = "ID")]
+    pub cpu: Option<String>,
+    /// The share of the cores the I/O may use (0 to 1; default 1).
+    #[arg(long, value_name = "FRACTION", alias = "cpu-utilization")]
+    pub cpu_utilisation: Option<f64>,
+    /// Served storage: the data leaves through the NICs (drives -> memory -> NIC).
+    #[arg(long)]
+    pub serve: bool,
+    /// Copies of each write (device writes, CPU cost and NIC traffic grow with it).
+    #[arg(long, value_name = "N")]
+    pub replication: Option<u32>,
+    /// I/O size of the bandwidth view in bytes (default 131072).
+    #[arg(long, value_name = "BYTES")]
+    pub io_size: Option<f64>,
+}
+
+impl SystemArgs {
+    /// `None` when no end-to-end flag was given (the report stays the bandwidth one).
+    pub fn options(&self) -> Result<Option<SystemOptions>> {
+        let any = self.stack.is_some()
+            || self.cycles_per_io.is_some()
+            || self.cycles_per_op.is_some()
+            || self.ios_per_op.is_some()
+            || self.cpu.is_some()
+            || self.cpu_utilisation.is_some()
+            || self.serve
+            || self.replication.is_some()
+            || self.io_size.is_some();
+        if !any {
+            return Ok(None);
+        }
+        let cat = laneplan::cpu::builtin();
+        let cost = match (&self.stack, self.cycles_per_io, self.cycles_per_op) {
+            (Some(id), _, _) => {
+                Some(Cost::Stack(cat.stack(id).cloned().ok_or_else(|| {
+                    miette!("--stack: {}", cat.unknown_stack(id))
+                })?))
+            }
+            (None, Some(c), _) => Some(
+                Cost::per_io(c, self.cycles_per_byte.unwrap_or(0.0)).map_err(|e| miette!("{e}"))?,
+            ),
+            (None, None, Some(c)) => {
+                Some(Cost::per_op(c, self.ios_per_op).map_err(|e| miette!("{e}"))?)
+            }
+            (None, None, None) => {
+                if self.ios_per_op.is_some() {
+                    return Err(miette!("--ios-per-op needs --cycles-per-op"));
+                }
+                None
+            }
+        };
+        if let Some(id) = &self.cpu
+            && cat.cpu(id).is_none()
+        {
+            return Err(miette!("--cpu: {}", cat.unknown_cpu(id)));
+        }
+        let utilisation = match self.cpu_utilisation {
+            Some(u) => system::check_figure("--cpu-utilisation", u, 1e-3, 1.0)
+                .map_err(|e| miette!("{e}"))?,
+            None => 1.0,
+        };
+        let replication = self.replication.unwrap_or(1);
+        if !(1..=16).contains(&replication) {
+            return Err(miette!("--replication must be 1 to 16, got {replication}"));
+        }
+        let seq_io_bytes = match self.io_size {
+            Some(b) => system::check_figure("--io-size", b, 512.0, 64.0 * 1024.0 * 1024.0)
+                .map_err(|e| miette!("{e}"))?,
+            None => system::DEFAULT_SEQ_IO,
+        };
+        Ok(Some(SystemOptions {
+            cost,
+            cpu: self.cpu.clone(),
+            utilisation,
+            serve: self.serve,
+            replication,
+            seq_io_bytes,
+        }))
+    }
+}
+
+/// The end-to-end report of a checked build, when end-to-end flags were given.
+pub fn system_report(
+    report: &Report,
+    opts: &Options,
+    sys: &SystemArgs,
+) -> Result<Option<(SystemReport, Vec<laneplan::finding::Finding>)>> {
+    let Some(so) = sys.options()? else {
+        return Ok(None);
+    };
+    let mut out = system::analyze(report, opts, &so).map_err(|e| miette!("{e}"))?;
+    for f in &mut out.1 {
+        if f.location.file.is_none() {
+            f.location.file = report.file.clone();
+        }
+    }
+    Ok(Some(out))
+}
+
 #[derive(Args, Debug)]
 pub struct FlowArgs {
     /// A build file (TOML).
     pub build: PathBuf,
     #[command(flatten)]
     pub opts: FlowOpts,
-    /// Print JSON (schema: docs/JSON.md, section "bandwidth").
+    #[command(flatten)]
+    pub system: SystemArgs,
+    /// Print JSON (schema: docs/JSON.md, sections "bandwidth" and "system").
     #[arg(long)]
     pub json: bool,
 }
@@ -109,16 +231,29 @@ fn load_build(cat: &CatalogArgs, path: &Path) -> Result<Report> {
 
 pub fn flow(args: &FlowArgs, cat: &CatalogArgs) -> Result<ExitCode> {
     let report = load_build(cat, &args.build)?;
-    let (f, found) =
-        flow::analyze_plan(&report.plan, &args.opts.options()?).map_err(|e| miette!("{e}"))?;
+    let opts = args.opts.options()?;
+    let (f, mut found) = flow::analyze_plan(&report.plan, &opts).map_err(|e| miette!("{e}"))?;
+    let sys = system_report(&report, &opts, &args.system)?;
+    if let Some((_, more)) = &sys {
+        found.extend(more.iter().cloned());
+        // Errors first, as `check` orders them.
+        found.sort_by(|a, b| b.severity.cmp(&a.severity).then(a.code.cmp(b.code)));
+    }
     if args.json {
-        let v = json::flow_document(&report, &f, &found);
+        let mut v = json::flow_document(&report, &f, &found);
+        if let (Some((s, _)), Some(o)) = (&sys, v.as_object_mut()) {
+            o.insert("system".into(), json::system(s));
+        }
         println!("{}", serde_json::to_string_pretty(&v).into_diagnostic()?);
     } else {
         let term = super::term();
         print!("{}", term.wrap(&text::header(&report)));
         println!();
         print!("{}", laneplan::render::flow::report_in(&f, &term));
+        if let Some((s, _)) = &sys {
+            println!();
+            print!("{}", term.wrap(&laneplan::render::flow::system(s)));
+        }
         if !found.is_empty() {
             println!();
             print!("{}", term.wrap(&text::findings(&found, None)));

@@ -1,7 +1,8 @@
 //! `laneplan learn`: argument struct and printing only.
 
 use clap::Args;
-use laneplan::learn::{self, LearnOptions};
+use laneplan::host::names::{IdsFile, PciNames};
+use laneplan::learn::{self, LearnOptions, LearnedId};
 use miette::{IntoDiagnostic, WrapErr, miette};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -12,79 +13,126 @@ pub struct LearnArgs {
     /// Learn this host (sysfs at `/`).
     #[arg(long, conflicts_with_all = ["sysfs_root", "lspci"])]
     pub host: bool,
-    /// Learn from a sysfs tree below this root (a gathered capture).
-    #[arg(long, value_name = "DIR", conflicts_with = "lspci")]
-    pub sysfs_root: Option<PathBuf>,
-    /// Learn from an `lspci -vvnn` dump.
-    #[arg(long, value_name = "FILE")]
-    pub lspci: Option<PathBuf>,
+    /// Learn from a sysfs tree below this root (a gathered capture); several captures of one
+    /// model are merged into one platform.
+    #[arg(long, value_name = "DIR", num_args = 1.., conflicts_with = "lspci")]
+    pub sysfs_root: Vec<PathBuf>,
+    /// Learn from an `lspci -vvnn` dump (read like `audit --lspci`: bounded, and what is no
+    /// dump is refused); several dumps of one model are merged into one platform.
+    #[arg(long, value_name = "FILE", num_args = 1..)]
+    pub lspci: Vec<PathBuf>,
     /// Directory to write `platform/<id>.toml`, `platform/<id>-parts.toml` and `build.toml`
-    /// into (each written atomically: temp file + rename).
+    /// into, as one set (all or none). An existing file there is refused unless `--force`.
     #[arg(short, long, value_name = "DIR")]
     pub out: PathBuf,
-    /// Platform id to write (default: `learned-` and the DMI product name, or `learned-host`).
+    /// Replace learned files already in the output directory.
     #[arg(long)]
-    pub id: Option<String>,
-    /// Names from this pci.ids (default: the host's own, else the embedded database).
+    pub force: bool,
+    /// Platform id to write: lowercase letters, digits, `-`, `_`, `.`, starting with a letter
+    /// or digit (default: `learned-` and the DMI product name, or `learned-host`).
+    #[arg(long, value_parser = parse_id)]
+    pub id: Option<LearnedId>,
+    /// Names from this pci.ids (default: the host's own, else the embedded database); a
+    /// missing or bad file is an error.
     #[arg(long, value_name = "FILE")]
     pub pci_ids: Option<PathBuf>,
-    /// Print what was written as JSON (`{"schema_version":1,"id":..,"files":[..],"summary":{..}}`).
+    /// Compare the learned platform with this built-in one (default: the one whose
+    /// `dmi_names` hold the host's DMI product name; an lspci dump has none).
+    #[arg(long, value_name = "ID")]
+    pub platform: Option<String>,
+    /// Print what was written as JSON (schema: docs/PLATFORMS.md, "Learning a platform").
     #[arg(long)]
     pub json: bool,
 }
 
+fn parse_id(s: &str) -> Result<LearnedId, String> {
+    LearnedId::parse(s)
+}
+
 pub fn run(args: LearnArgs, catalog: &super::plan::CatalogArgs) -> miette::Result<ExitCode> {
-    let view = match (&args.lspci, &args.sysfs_root, args.host) {
-        (Some(p), _, _) => {
-            let bytes = std::fs::read(p)
-                .into_diagnostic()
-                .wrap_err_with(|| format!("cannot read {}", p.display()))?;
-            learn::read_lspci(&String::from_utf8_lossy(&bytes), &p.display().to_string())
+    // Named by the user: missing or bad is an error, not a fallback.
+    let ids = match &args.pci_ids {
+        Some(p) => Some(IdsFile::open(p)?),
+        None => None,
+    };
+    let names = ids.as_ref().map(|i| i as &dyn PciNames);
+    let mut views = Vec::new();
+    if !args.lspci.is_empty() {
+        for p in &args.lspci {
+            views.push(learn::read_lspci_file(p, names)?);
         }
-        (None, root, host) => {
-            let root = match (root, host) {
-                (Some(r), _) => r.clone(),
-                (None, true) => PathBuf::from("/"),
-                (None, false) => {
-                    return Err(miette!(
-                        "say what to learn from: --host, --sysfs-root DIR or --lspci FILE"
-                    ));
-                }
-            };
+    } else {
+        let roots = match (args.sysfs_root.is_empty(), args.host) {
+            (false, _) => args.sysfs_root.clone(),
+            (true, true) => vec![PathBuf::from("/")],
+            (true, false) => {
+                return Err(miette!(
+                    "say what to learn from: --host, --sysfs-root DIR or --lspci FILE"
+                ));
+            }
+        };
+        for root in roots {
             if !root.join("sys").is_dir() {
                 return Err(miette!(
                     "{} has no sys/ directory: not a host root or a gathered capture",
                     root.display()
                 ));
             }
-            learn::read_sysfs(&root, args.pci_ids.as_deref())
+            views.push(learn::read_sysfs_with(&root, names));
         }
-    };
+    }
     let cat = catalog.load()?;
-    let learned = learn::learn(
-        &view,
+    if let Some(p) = &args.platform
+        && cat.platform(p).is_none()
+    {
+        return Err(miette!(
+            "no platform `{}` to compare with (see `laneplan platforms`)",
+            learn::shown(p)
+        ));
+    }
+    let learned = learn::learn_all(
+        &views,
         &cat,
         &LearnOptions {
             id: args.id.clone(),
+            compare: args.platform.clone(),
         },
     );
-    let files = learn::write(&learned, &args.out)
+    // What the loader would refuse is never written.
+    learn::loads(&learned, &cat).map_err(|why| {
+        miette!(
+            "refusing to write the learned files: {why}; nothing was written into {}",
+            args.out.display()
+        )
+    })?;
+    let files = learn::write(&learned, &args.out, args.force)
         .into_diagnostic()
         .wrap_err_with(|| format!("cannot write into {}", args.out.display()))?;
+    let mut findings = learn::input_findings(&views);
+    findings.extend(learn::learn_findings(&learned, &views));
     if args.json {
         let doc = serde_json::json!({
             "schema_version": 1,
-            "id": learned.id,
+            "id": learned.id.as_str(),
             "files": files.iter().map(|f| f.display().to_string()).collect::<Vec<_>>(),
             "summary": learned.summary,
+            "findings": laneplan::render::json::findings(&findings),
+            "differences": learned.differences,
         });
         println!("{}", serde_json::to_string_pretty(&doc).into_diagnostic()?);
     } else {
+        if !findings.is_empty() {
+            eprint!("{}", laneplan::render::text::findings(&findings, None));
+        }
         let s = &learned.summary;
         let line = format!(
-            "Learned {}: {} sockets, {} root complexes, {} slots, {} switches, {} bays, {} onboard devices; parts: {} from the catalogue, {} new; {} root ports led nowhere",
-            learned.id,
+            "Learned {} from {} capture{}: {} sockets ({}), {} NUMA nodes, {} root complexes, {} slots, {} switches, {} bays, {} onboard devices; parts: {} from the catalogue, {} new, {} planned in the build; {} root ports led nowhere",
+            learned.id.as_str(),
+            s.captures,
+            if s.captures == 1 { "" } else { "s" },
             s.sockets,
+            s.sockets_from,
+            s.numa_nodes,
             s.root_complexes,
             s.slots,
             s.switches,
@@ -92,18 +140,29 @@ pub fn run(args: LearnArgs, catalog: &super::plan::CatalogArgs) -> miette::Resul
             s.builtins,
             s.parts_reused,
             s.parts_new,
+            s.planned,
             s.skipped_ports
         );
         println!("{}", super::term().wrap(&line));
         for f in &files {
-            println!("  wrote {}", f.display());
+            println!(
+                "  wrote {}",
+                laneplan::learn::shown(&f.display().to_string())
+            );
+        }
+        if let Some(d) = &learned.differences {
+            println!("{}", super::term().wrap(&learn::render_differences(d)));
         }
         let plat = args.out.join("platform");
         println!(
             "Check it: laneplan --platform-dir {} check {}",
-            plat.display(),
-            args.out.join("build.toml").display()
+            learn::shown(&plat.display().to_string()),
+            learn::shown(&args.out.join("build.toml").display().to_string())
         );
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(if laneplan::finding::has_errors(&findings) {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }

@@ -82,6 +82,8 @@ pub struct CheckArgs {
     pub no_tree: bool,
     #[command(flatten)]
     pub flow: super::flow::FlowOpts,
+    #[command(flatten)]
+    pub system: super::flow::SystemArgs,
 }
 
 pub fn parse_kv(s: &str) -> std::result::Result<(String, String), String> {
@@ -212,13 +214,22 @@ pub fn check(args: &CheckArgs, cat: &CatalogArgs) -> Result<ExitCode> {
     let (build, file) = plan::load_build(&args.build).map_err(miette::Report::new)?;
     let mut report =
         plan::check_build(&catalog, &build, file.clone()).map_err(miette::Report::new)?;
-    let bandwidth =
-        laneplan::flow::attach(&mut report, &args.flow.options()?).map_err(|e| miette!("{e}"))?;
+    let opts = args.flow.options()?;
+    let bandwidth = laneplan::flow::attach(&mut report, &opts).map_err(|e| miette!("{e}"))?;
+    let sys = super::flow::system_report(&report, &opts, &args.system)?;
+    if let Some((_, more)) = &sys {
+        report.findings.extend(more.iter().cloned());
+        // Errors first, as `check` orders them.
+        report
+            .findings
+            .sort_by(|a, b| b.severity.cmp(&a.severity).then(a.code.cmp(b.code)));
+    }
     if args.json {
-        print_json(&json::report(
-            &report,
-            Some(("bandwidth", json::bandwidth(&bandwidth))),
-        ))?;
+        let mut v = json::report(&report, Some(("bandwidth", json::bandwidth(&bandwidth))));
+        if let (Some((s, _)), Some(o)) = (&sys, v.as_object_mut()) {
+            o.insert("system".into(), json::system(s));
+        }
+        print_json(&v)?;
     } else {
         let term = super::term();
         print!("{}", term.wrap(&text::header(&report)));
@@ -231,6 +242,10 @@ pub fn check(args: &CheckArgs, cat: &CatalogArgs) -> Result<ExitCode> {
         print!("{}", text::budget_in(&report.budget, &term));
         println!();
         print!("{}", laneplan::render::flow::report_in(&bandwidth, &term));
+        if let Some((s, _)) = &sys {
+            println!();
+            print!("{}", term.wrap(&laneplan::render::flow::system(s)));
+        }
         println!();
         print!(
             "{}",

@@ -19,6 +19,7 @@ pub mod fair;
 pub mod findings;
 pub mod maxflow;
 pub mod net;
+pub mod system;
 
 use crate::finding::Finding;
 use crate::pcie::{Model, TlpParams};

@@ -17,22 +17,143 @@
 //! check; values read off the host are `confidence = "measured"`. Output is deterministic:
 //! everything is ordered by PCI address or slot number, ids derive from addresses and ids.
 
+use crate::finding::Finding;
 use crate::host::audit::{Audit, AuditOptions, FunctionReport};
 use crate::host::model::{HostScan, SlotCap};
+use crate::host::names::PciNames;
 use crate::host::tree::{FnKind, device_class};
 use crate::host::{fs, lspci, names, sysfs};
 use crate::platform::Catalog;
 use crate::platform::schema::SlotKind;
+use crate::source::InputError;
 use crate::topology::DeviceClass;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+mod compare;
+mod sockets;
+mod write;
+pub use compare::{Difference, DifferenceKind, Differences, render_differences};
+pub use sockets::SocketFacts;
+pub use write::write_set;
+
+/// A platform id `learn` may write: the id grammar the loader accepts
+/// ([`crate::platform::valid_id`]: lowercase ASCII letters, digits, `-`, `_`, `.`, starting
+/// with a letter or digit), at most [`LearnedId::MAX_LEN`] bytes. The file names
+/// `<id>.toml` and `<id>-parts.toml` are built from nothing else, so they stay inside the
+/// output directory and load.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct LearnedId(String);
+
+impl LearnedId {
+    /// Longest id: `<id>-parts.toml` stays well below a file name's 255 bytes.
+    pub const MAX_LEN: usize = 128;
+
+    /// Validates an id given by the user (`--id`); the error says what is wrong.
+    pub fn parse(s: &str) -> Result<LearnedId, String> {
+        if s.is_empty() {
+            return Err("the id is empty".into());
+        }
+        if s.len() > Self::MAX_LEN {
+            return Err(format!(
+                "the id is {} bytes long; at most {} (it names files)",
+                s.len(),
+                Self::MAX_LEN
+            ));
+        }
+        if !crate::platform::valid_id(s) {
+            let bad: String = s
+                .chars()
+                .filter(|c| !(c.is_ascii_lowercase() || c.is_ascii_digit() || "-_.".contains(*c)))
+                .map(|c| format!("{:?}", c))
+                .collect::<Vec<_>>()
+                .join(" ");
+            let why = if bad.is_empty() {
+                "it must start with a lowercase letter or a digit".to_string()
+            } else {
+                format!("it holds {bad}")
+            };
+            return Err(format!(
+                "`{}` is not a platform id: {why}; an id is lowercase ASCII letters, digits, `-`, `_` or `.`, starting with a letter or digit (the loader accepts no other, and the id names the files written)",
+                s.escape_debug()
+            ));
+        }
+        Ok(LearnedId(s.to_string()))
+    }
+
+    /// The id for a DMI product name: `learned-` and the name made to fit the grammar
+    /// (accented Latin letters transliterated, other characters dropped); a name with
+    /// nothing left gets `learned-host-` and a stable hash of the name.
+    pub fn from_product(product: &str) -> LearnedId {
+        let s = slug(&transliterate(product));
+        if s.is_empty() {
+            // FNV-1a: the same name, the same id, on every machine.
+            let h = product.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+                (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+            });
+            return LearnedId(format!("learned-host-{:08x}", h as u32));
+        }
+        LearnedId(format!("learned-{s}"))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for LearnedId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Accented Latin letters as their base letters (`é` -> `e`, `ß` -> `ss`); other
+/// characters unchanged.
+fn transliterate(s: &str) -> String {
+    const TABLE: &[(&str, &str)] = &[
+        ("àáâãäåāăą", "a"),
+        ("çćĉċč", "c"),
+        ("ďđ", "d"),
+        ("èéêëēĕėęě", "e"),
+        ("ĝğġģ", "g"),
+        ("ĥħ", "h"),
+        ("ìíîïĩīĭįı", "i"),
+        ("ĵ", "j"),
+        ("ķ", "k"),
+        ("ĺļľŀł", "l"),
+        ("ñńņňŉ", "n"),
+        ("òóôõöøōŏő", "o"),
+        ("ŕŗř", "r"),
+        ("śŝşš", "s"),
+        ("ţťŧ", "t"),
+        ("ùúûüũūŭůűų", "u"),
+        ("ŵ", "w"),
+        ("ýÿŷ", "y"),
+        ("źżž", "z"),
+        ("æ", "ae"),
+        ("œ", "oe"),
+        ("ß", "ss"),
+        ("þ", "th"),
+        ("ð", "d"),
+    ];
+    let mut out = String::new();
+    for c in s.chars() {
+        let lower: Vec<char> = c.to_lowercase().collect();
+        let l = lower.first().copied().unwrap_or(c);
+        match TABLE.iter().find(|(from, _)| from.contains(l)) {
+            Some((_, to)) if !c.is_ascii() => out.push_str(to),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
 /// What `learn` writes: file names (relative to the output directory) and their text.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Learned {
     /// The platform id (`learned-poweredge-r7525`).
-    pub id: String,
+    pub id: LearnedId,
     /// `platform/<id>.toml`
     pub platform: String,
     /// `platform/<id>-parts.toml`, when the host holds parts the catalogue lacks.
@@ -41,11 +162,20 @@ pub struct Learned {
     pub build: String,
     /// Counts for the summary line.
     pub summary: Summary,
+    /// Where the learned platform and the built-in one of the same model differ, when the
+    /// catalogue has one.
+    pub differences: Option<Differences>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Summary {
+    /// Captures (hosts, dumps) merged into the platform.
+    pub captures: usize,
     pub sockets: usize,
+    /// What the socket count stands on: `physical_package_id` (sysfs), `cpu-functions`
+    /// (an lspci dump's per-socket CPU functions) or `numa-nodes` (neither: one per node).
+    pub sockets_from: String,
+    pub numa_nodes: usize,
     pub root_complexes: usize,
     pub slots: usize,
     pub switches: usize,
@@ -53,38 +183,58 @@ pub struct Summary {
     pub builtins: usize,
     pub parts_reused: usize,
     pub parts_new: usize,
+    /// Parts the build places (slots and bays filled).
+    pub planned: usize,
     pub skipped_ports: usize,
 }
 
-/// Options: the platform id and name to write (derived from the DMI product when absent).
+/// Options: the platform id to write (derived from the DMI product when absent).
 #[derive(Debug, Clone, Default)]
 pub struct LearnOptions {
-    pub id: Option<String>,
+    pub id: Option<LearnedId>,
+    /// A built-in platform to compare with (else the one whose `dmi_names` hold the host's
+    /// product name, if any).
+    pub compare: Option<String>,
 }
 
 /// A host read for learning: its scan (slot capabilities), its audit (tree, names), what
-/// it is, and the CPU model where the source shows one.
+/// it is, the CPU model and the sockets where the source shows them.
 pub struct HostView {
     pub scan: HostScan,
     pub audit: Audit,
     pub cpu: Option<String>,
+    /// Sockets as the CPUs themselves show them, where the source does.
+    pub sockets: Option<SocketFacts>,
     /// `sysfs:/`, `lspci:FILE`.
     pub source: String,
 }
 
-/// Reads a sysfs tree (`/` for this host, or a capture).
+/// Reads a sysfs tree (`/` for this host, or a capture); names from `pci_ids` when given
+/// (falling back to the host's own or the embedded database when it cannot be read: the CLI
+/// opens a user's `--pci-ids` with [`names::IdsFile::open`] and uses [`read_sysfs_with`]).
 pub fn read_sysfs(root: &Path, pci_ids: Option<&Path>) -> HostView {
     let fsys = fs::SysFs::new(root);
-    let (scan, findings) = sysfs::read_host(&fsys);
     let names = names::for_root(&fsys, pci_ids);
-    let source = format!("sysfs:{}", root.display());
-    let mut audit = crate::host::audit::audit(
-        &scan,
-        names.as_ref(),
-        &source,
-        AuditOptions::default(),
-        findings,
-    );
+    read_sysfs_in(&fsys, names.as_ref())
+}
+
+/// Reads a sysfs tree with the names given, else the host's own pci.ids.
+pub fn read_sysfs_with(root: &Path, names: Option<&dyn PciNames>) -> HostView {
+    let fsys = fs::SysFs::new(root);
+    match names {
+        Some(n) => read_sysfs_in(&fsys, n),
+        None => {
+            let n = names::for_root(&fsys, None);
+            read_sysfs_in(&fsys, n.as_ref())
+        }
+    }
+}
+
+fn read_sysfs_in(fsys: &fs::SysFs, names: &dyn PciNames) -> HostView {
+    let (scan, findings) = sysfs::read_host(fsys);
+    let source = format!("sysfs:{}", fsys.root().display());
+    let mut audit =
+        crate::host::audit::audit(&scan, names, &source, AuditOptions::default(), findings);
     audit.product = fsys
         .read("sys/class/dmi/id/product_name")
         .ok()
@@ -97,31 +247,156 @@ pub fn read_sysfs(root: &Path, pci_ids: Option<&Path>) -> HostView {
             .map(|(_, v)| v.trim().to_string())
             .filter(|s| !s.is_empty())
     });
+    let sockets = sockets::from_sysfs(fsys);
     HostView {
         scan,
         audit,
         cpu,
+        sockets,
         source,
     }
 }
 
-/// Reads an `lspci -vvnn` dump (names come from the dump).
+/// Reads an `lspci -vvnn` dump already in memory (names come from the dump).
 pub fn read_lspci(text: &str, file: &str) -> HostView {
     let (scan, findings) = lspci::parse(text, file);
-    let source = format!("lspci:{file}");
-    let audit = crate::host::audit::audit(
-        &scan,
-        &names::Embedded,
-        &source,
-        AuditOptions::default(),
+    view_of_lspci(scan, findings, file, &names::Embedded)
+}
+
+/// Reads the `lspci -vvnn` dump at `path` with the reader `audit --lspci` uses
+/// ([`lspci::read_dump`]: at most 256 MiB, a FIFO or device never hangs or grows memory,
+/// and what is no dump (empty, binary, UTF-16, no PCI function) is a located error).
+/// Names from `names` when given (`--pci-ids`), else the embedded database.
+pub fn read_lspci_file(path: &Path, names: Option<&dyn PciNames>) -> Result<HostView, InputError> {
+    let (scan, findings) = lspci::read_dump(path)?;
+    Ok(view_of_lspci(
+        scan,
         findings,
-    );
+        &path.display().to_string(),
+        names.unwrap_or(&names::Embedded),
+    ))
+}
+
+fn view_of_lspci(
+    scan: HostScan,
+    findings: Vec<Finding>,
+    file: &str,
+    names: &dyn PciNames,
+) -> HostView {
+    let source = format!("lspci:{file}");
+    let audit = crate::host::audit::audit(&scan, names, &source, AuditOptions::default(), findings);
+    let sockets = sockets::from_functions(&audit.functions);
     HostView {
         scan,
         audit,
         cpu: None,
+        sockets,
         source,
     }
+}
+
+/// The audit's findings about the input itself (unreadable parts, duplicate or conflicting
+/// bus numbers, hidden parents, lspci lines skipped): `learn` reports what `audit` reports.
+pub fn input_findings(views: &[HostView]) -> Vec<Finding> {
+    use crate::finding::code;
+    let input = [
+        code::UNREADABLE.code,
+        code::BUS_CONFLICT.code,
+        code::HIDDEN_PARENT.code,
+        code::LSPCI_PARSE.code,
+    ];
+    views
+        .iter()
+        .flat_map(|v| v.audit.findings.iter())
+        .filter(|f| input.contains(&f.code))
+        .cloned()
+        .collect()
+}
+
+/// What `learn` itself has to say about the result: a build that plans nothing (LP0500),
+/// captures that disagree on the model or the socket count (LP0501).
+pub fn learn_findings(learned: &Learned, views: &[HostView]) -> Vec<Finding> {
+    use crate::finding::{Location, code};
+    let mut out = Vec::new();
+    if learned.summary.planned == 0 {
+        out.push(
+            Finding::warning(
+                code::LEARNED_NOTHING_PLANNED,
+                format!(
+                    "the learned build plans no part: {} shows no device on a root port (only the platform's own functions or devices on a root bus)",
+                    clean(&views[0].source)
+                ),
+            )
+            .with_help("learn from a capture of the host with its cards and drives in place"),
+        );
+    }
+    let products: BTreeSet<&str> = views
+        .iter()
+        .filter_map(|v| v.audit.product.as_deref())
+        .collect();
+    let counts: BTreeSet<usize> = views
+        .iter()
+        .filter_map(|v| v.sockets.as_ref().map(|s| s.count))
+        .collect();
+    if products.len() > 1 || counts.len() > 1 {
+        let each: Vec<String> = views
+            .iter()
+            .map(|v| {
+                format!(
+                    "{}: {}, {} sockets",
+                    clean(&v.source),
+                    v.audit
+                        .product
+                        .as_deref()
+                        .map_or("no product name".into(), clean),
+                    v.sockets
+                        .as_ref()
+                        .map_or("?".into(), |s| s.count.to_string())
+                )
+            })
+            .collect();
+        out.push(
+            Finding::warning(
+                code::LEARN_CAPTURES_DISAGREE,
+                format!(
+                    "the captures merged into {} disagree: {}",
+                    learned.id,
+                    each.join("; ")
+                ),
+            )
+            .with_help(
+                "merge captures of one model only; the platform keeps the first capture's sockets",
+            )
+            .at(Location {
+                file: Some(clean(&views[1].source)),
+                ..Default::default()
+            }),
+        );
+    }
+    out
+}
+
+/// `s` for a terminal: control characters shown as `\u{1b}`.
+pub fn shown(s: &str) -> String {
+    clean(s)
+}
+
+/// Control characters (ESC, BEL, DEL, newlines, ...) as visible text (`\u{1b}`), so that a
+/// name or path from a host can be stored in a file and printed without acting on a
+/// terminal or breaking a line.
+fn clean(s: &str) -> String {
+    if !s.chars().any(char::is_control) {
+        return s.to_string();
+    }
+    s.chars()
+        .map(|c| {
+            if c.is_control() {
+                format!("\\u{{{:x}}}", u32::from(c))
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
 }
 
 /// What a root port leads to.
@@ -137,8 +412,6 @@ enum Holds<'a> {
         number: Option<u32>,
         card: Option<&'a FunctionReport>,
     },
-    /// An onboard device (no physical slot).
-    Builtin(&'a FunctionReport),
 }
 
 struct Bay<'a> {
@@ -154,11 +427,64 @@ struct Rc<'a> {
     port: &'a FunctionReport,
     numa: u32,
     holds: Holds<'a>,
+    /// Another port with a lower address reports the same physical slot number: this one
+    /// is an onboard position, not a second "Slot N".
+    shares_number: bool,
 }
 
-/// Learns from a host view. `catalog` supplies parts to reuse (by `pci` ids).
+/// The functions below each bridge, in address order: built once, so that walking the tree
+/// is linear in functions (a scan per lookup made `learn` quadratic: 100k functions 93 s).
+struct Children<'a>(BTreeMap<&'a str, Vec<&'a FunctionReport>>);
+
+impl<'a> Children<'a> {
+    fn new(all: &'a [FunctionReport]) -> Children<'a> {
+        let mut m: BTreeMap<&str, Vec<&FunctionReport>> = BTreeMap::new();
+        for f in all {
+            if let Some(p) = f.parent.as_deref() {
+                m.entry(p).or_default().push(f);
+            }
+        }
+        for v in m.values_mut() {
+            v.sort_by(|x, y| x.bdf.cmp(&y.bdf));
+        }
+        Children(m)
+    }
+
+    fn of(&self, bdf: &str) -> &[&'a FunctionReport] {
+        self.0.get(bdf).map_or(&[], Vec::as_slice)
+    }
+
+    /// Every function below `bdf`, in address order.
+    fn below(&self, bdf: &str) -> Vec<&'a FunctionReport> {
+        let mut out = Vec::new();
+        let mut stack = vec![bdf];
+        while let Some(b) = stack.pop() {
+            for k in self.of(b) {
+                stack.push(k.bdf.as_str());
+                out.push(*k);
+            }
+        }
+        out.sort_by(|x, y| x.bdf.cmp(&y.bdf));
+        out
+    }
+}
+
+/// Learns from one host view. `catalog` supplies parts to reuse (by `pci` ids).
 pub fn learn(host: &HostView, catalog: &Catalog, opts: &LearnOptions) -> Learned {
+    learn_all(std::slice::from_ref(host), catalog, opts)
+}
+
+/// What one capture shows, ready to merge.
+struct Capture<'a> {
+    rcs: Vec<Rc<'a>>,
+    integrated: BTreeMap<String, Vec<&'a FunctionReport>>,
+    skipped: usize,
+    kids: Children<'a>,
+}
+
+fn capture(host: &HostView) -> Capture<'_> {
     let a = &host.audit;
+    let tree = Children::new(&a.functions);
     let mut funcs: Vec<&FunctionReport> = a.functions.iter().collect();
     funcs.sort_by(|x, y| x.bdf.cmp(&y.bdf));
     let caps: BTreeMap<String, SlotCap> = host
@@ -167,13 +493,7 @@ pub fn learn(host: &HostView, catalog: &Catalog, opts: &LearnOptions) -> Learned
         .iter()
         .filter_map(|f| Some((f.bdf?.to_string(), f.slot_cap?)))
         .collect();
-    let children = |bdf: &str| -> Vec<&FunctionReport> {
-        funcs
-            .iter()
-            .copied()
-            .filter(|f| f.parent.as_deref() == Some(bdf))
-            .collect()
-    };
+    let children = |bdf: &str| -> Vec<&FunctionReport> { tree.of(bdf).to_vec() };
     let is_nvme = |f: &FunctionReport| class_of(f) == DeviceClass::Nvme;
     let slot_of = |f: &FunctionReport| -> (Option<u32>, bool) {
         let cap = caps.get(&f.bdf).copied().unwrap_or_default();
@@ -204,7 +524,7 @@ pub fn learn(host: &HostView, catalog: &Catalog, opts: &LearnOptions) -> Learned
     let mut skipped = 0;
     for rp in funcs.iter().copied().filter(|f| f.kind == FnKind::RootPort) {
         let kids = children(&rp.bdf);
-        let below = descendants_of(&a.functions, &rp.bdf);
+        let below = tree.below(&rp.bdf);
         let numa = rp
             .numa_node
             .or_else(|| below.iter().find_map(|f| f.numa_node))
@@ -249,61 +569,50 @@ pub fn learn(host: &HostView, catalog: &Catalog, opts: &LearnOptions) -> Learned
                     && (number.is_some()
                         || !(vendor_of(f) == vendor_of(rp) && class_of(f) == DeviceClass::Other))
             });
+            // A device on a port without a slot number is a part in an onboard position:
+            // a slot of its own, so that the build plans it and the audit compares it.
             match (card, number) {
                 (None, None) => {
                     skipped += 1;
                     continue;
                 }
-                (card, Some(n)) => Holds::Slot {
-                    number: Some(n),
-                    card,
-                },
-                (Some(c), None) => Holds::Builtin(c),
+                (card, number) => Holds::Slot { number, card },
             }
         };
         rcs.push(Rc {
             port: rp,
             numa,
             holds,
+            shares_number: false,
         });
     }
-
-    // Bays numbered by slot number (the host's own numbering), then by address.
-    let mut order: Vec<(Option<u32>, String)> = Vec::new();
-    for rc in &rcs {
-        match &rc.holds {
-            Holds::Bay(b) => order.push((b.slot, b.port.bdf.clone())),
-            Holds::Switch { bays, .. } => {
-                order.extend(bays.iter().map(|b| (b.slot, b.port.bdf.clone())))
-            }
-            _ => {}
+    // Two ports reporting one physical slot number (an integrated controller and the slot
+    // beside it): the first by address keeps "Slot N", a card-less port yielding to one
+    // with a card; the others are onboard positions.
+    let mut by_number: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+    for (i, rc) in rcs.iter().enumerate() {
+        if let Holds::Slot {
+            number: Some(n), ..
+        } = rc.holds
+        {
+            by_number.entry(n).or_default().push(i);
         }
     }
-    order.sort_by(|x, y| (x.0.is_none(), x.0, &x.1).cmp(&(y.0.is_none(), y.0, &y.1)));
-    let number_of: BTreeMap<String, u16> = order
-        .iter()
-        .enumerate()
-        .map(|(i, (_, b))| (b.clone(), u16::try_from(i).unwrap_or(u16::MAX)))
-        .collect();
-    for rc in &mut rcs {
-        match &mut rc.holds {
-            Holds::Bay(b) => b.number = number_of[&b.port.bdf],
-            Holds::Switch { bays, .. } => {
-                // Kept in port address order: a group lists its bays as its ports run
-                // (`bays = "3,2,1,0"`, `slot_numbers = "131,130,129,128"`), so matching by
-                // address and by slot number pair the same port with the same bay.
-                for b in bays.iter_mut() {
-                    b.number = number_of[&b.port.bdf];
-                }
-            }
-            _ => {}
+    for ixs in by_number.values().filter(|v| v.len() > 1) {
+        let keep = ixs
+            .iter()
+            .copied()
+            .find(|&i| matches!(rcs[i].holds, Holds::Slot { card: Some(c), .. } if !is_storage(c)))
+            .unwrap_or(ixs[0]);
+        for &i in ixs {
+            rcs[i].shares_number = i != keep;
         }
     }
 
     // Devices integrated on a root bus (no port above them), other than bridges and the
     // CPU's or chipset's own functions (a host bridge's vendor with no storage, network or
     // display class): a virtual machine's virtio devices, for one.
-    let host_vendors: std::collections::BTreeSet<&str> = funcs
+    let host_vendors: BTreeSet<&str> = funcs
         .iter()
         .filter(|h| h.class.as_deref().is_some_and(|c| c.starts_with("0x0600")))
         .map(|h| vendor_of(h))
@@ -320,7 +629,17 @@ pub fn learn(host: &HostView, catalog: &Catalog, opts: &LearnOptions) -> Learned
             integrated.entry(f.root_bus.clone()).or_default().push(f);
         }
     }
-    write_files(host, catalog, opts, &rcs, &integrated, skipped)
+    Capture {
+        rcs,
+        integrated,
+        skipped,
+        kids: tree,
+    }
+}
+
+/// A storage controller (RAID, HBA): what sits integrated beside a slot of the same number.
+fn is_storage(f: &FunctionReport) -> bool {
+    matches!(class_of(f), DeviceClass::Raid | DeviceClass::Hba)
 }
 
 fn vendor_of(f: &FunctionReport) -> &str {
@@ -367,9 +686,15 @@ fn slug(s: &str) -> String {
     out.trim_end_matches('-').chars().take(48).collect()
 }
 
-/// A TOML basic string.
+/// A TOML basic string (control characters made visible first: see [`clean`]).
 fn q(s: &str) -> String {
-    toml::Value::String(s.to_string()).to_string()
+    toml::Value::String(clean(s)).to_string()
+}
+
+/// Text for a `# comment` line: control characters (a newline above all, which would end
+/// the comment and start TOML of the text's choosing) made visible.
+fn comment(s: &str) -> String {
+    clean(s)
 }
 
 /// One `[[name]]` table of a learned file, after a blank line: `key = value` lines in the
@@ -415,9 +740,9 @@ fn gen_width(f: &FunctionReport) -> Option<(u8, u8)> {
 
 /// A root port's generation and width: its Link Capabilities, else the widest and fastest
 /// link below it (a capture that lost the port's lines), else Gen3 x4.
-fn port_gw(rp: &FunctionReport, all: &[FunctionReport]) -> (u8, u8) {
+fn port_gw(rp: &FunctionReport, kids: &Children) -> (u8, u8) {
     gen_width(rp).unwrap_or_else(|| {
-        descendants_of(all, &rp.bdf)
+        kids.below(&rp.bdf)
             .into_iter()
             .filter_map(gen_width)
             .reduce(|a, b| (a.0.max(b.0), a.1.max(b.1)))
@@ -524,38 +849,148 @@ fn part_for(f: &FunctionReport, catalog: &Catalog, gw: (u8, u8), source: &str) -
     }
 }
 
+/// Learns one platform from several captures of one model (or one capture): each slot,
+/// bay and root complex once, keyed by its physical slot number where it has one, else by
+/// its root port's address, with the root ports seen and how many captures show it. The
+/// build is what the first capture holds.
+pub fn learn_all(hosts: &[HostView], catalog: &Catalog, opts: &LearnOptions) -> Learned {
+    let mut caps: Vec<Capture> = hosts.iter().map(capture).collect();
+    // The merged positions: (capture, root complex) of the first capture that shows each,
+    // and every (capture, root port) that shows it.
+    let mut entries: Vec<Entry> = Vec::new();
+    let mut by_key: BTreeMap<String, usize> = BTreeMap::new();
+    let mut by_port: BTreeMap<String, usize> = BTreeMap::new();
+    for (ci, cap) in caps.iter().enumerate() {
+        for (ri, rc) in cap.rcs.iter().enumerate() {
+            let key = match rc.holds {
+                Holds::Slot {
+                    number: Some(n), ..
+                } if !rc.shares_number => format!("slot {n}"),
+                _ => format!("port {}", rc.port.bdf),
+            };
+            let bdf = rc.port.bdf.clone();
+            match by_key.get(&key).or_else(|| by_port.get(&bdf)).copied() {
+                Some(e) => entries[e].seen.push((ci, bdf)),
+                None => {
+                    by_key.insert(key, entries.len());
+                    by_port.insert(bdf.clone(), entries.len());
+                    entries.push(Entry {
+                        capture: ci,
+                        rc: ri,
+                        seen: vec![(ci, bdf)],
+                    });
+                }
+            }
+        }
+    }
+
+    // Bays numbered by slot number (the host's own numbering), then by address.
+    let mut order: Vec<(Option<u32>, String)> = Vec::new();
+    for e in &entries {
+        match &caps[e.capture].rcs[e.rc].holds {
+            Holds::Bay(b) => order.push((b.slot, b.port.bdf.clone())),
+            Holds::Switch { bays, .. } => {
+                order.extend(bays.iter().map(|b| (b.slot, b.port.bdf.clone())))
+            }
+            _ => {}
+        }
+    }
+    order.sort_by(|x, y| (x.0.is_none(), x.0, &x.1).cmp(&(y.0.is_none(), y.0, &y.1)));
+    order.dedup_by(|x, y| x.1 == y.1);
+    let number_of: BTreeMap<String, u16> = order
+        .iter()
+        .enumerate()
+        .map(|(i, (_, b))| (b.clone(), u16::try_from(i).unwrap_or(u16::MAX)))
+        .collect();
+    for e in &entries {
+        match &mut caps[e.capture].rcs[e.rc].holds {
+            Holds::Bay(b) => b.number = number_of[&b.port.bdf],
+            Holds::Switch { bays, .. } => {
+                // Kept in port address order: a group lists its bays as its ports run
+                // (`bays = "3,2,1,0"`, `slot_numbers = "131,130,129,128"`), so matching by
+                // address and by slot number pair the same port with the same bay.
+                for b in bays.iter_mut() {
+                    b.number = number_of[&b.port.bdf];
+                }
+            }
+            _ => {}
+        }
+    }
+    write_files(hosts, &caps, &entries, catalog, opts)
+}
+
+/// One merged position: the first capture showing it and its root complex there, and
+/// every capture and root port showing it.
+struct Entry {
+    capture: usize,
+    rc: usize,
+    seen: Vec<(usize, String)>,
+}
+
+impl Entry {
+    /// `; seen in 2 of 3 captures: root port 0000:c0:03.1 in 2, ...` (nothing for one capture).
+    fn seen_note(&self, captures: usize) -> String {
+        if captures < 2 {
+            return String::new();
+        }
+        let shown: BTreeSet<usize> = self.seen.iter().map(|(c, _)| *c).collect();
+        let mut ports: BTreeMap<&str, usize> = BTreeMap::new();
+        for (_, p) in &self.seen {
+            *ports.entry(p.as_str()).or_default() += 1;
+        }
+        let ports: Vec<String> = ports.iter().map(|(p, n)| format!("{p} in {n}")).collect();
+        format!(
+            "; seen in {} of {captures} captures, root port {}",
+            shown.len(),
+            ports.join(", ")
+        )
+    }
+}
+
 fn write_files(
-    host: &HostView,
+    hosts: &[HostView],
+    caps: &[Capture],
+    entries: &[Entry],
     catalog: &Catalog,
     opts: &LearnOptions,
-    rcs: &[Rc],
-    integrated: &BTreeMap<String, Vec<&FunctionReport>>,
-    skipped: usize,
 ) -> Learned {
-    let a = &host.audit;
-    let source = &host.source;
-    let product = a.product.clone();
+    let host = &hosts[0];
+    let source: &str = &if hosts.len() == 1 {
+        host.source.clone()
+    } else {
+        hosts
+            .iter()
+            .map(|h| h.source.as_str())
+            .collect::<Vec<_>>()
+            .join(" + ")
+    };
+    let product = hosts
+        .iter()
+        .find_map(|h| h.audit.product.clone())
+        .map(|p| clean(&p));
     let id = opts.id.clone().unwrap_or_else(|| match &product {
-        Some(p) => format!("learned-{}", slug(p)),
-        None => "learned-host".to_string(),
+        Some(p) => LearnedId::from_product(p),
+        None => LearnedId("learned-host".to_string()),
     });
     let name = match &product {
         Some(p) => format!("{p} (learned)"),
         None => format!("Host learned from {source}"),
     };
     let mut s = Summary {
-        skipped_ports: skipped,
+        captures: hosts.len(),
+        skipped_ports: caps.iter().map(|c| c.skipped).sum(),
         ..Default::default()
     };
     let mut p = String::new();
     let _ = writeln!(
         p,
-        "# Learned by `laneplan learn` from {source}.\n\
+        "# Learned by `laneplan learn` from {}.\n\
          # confidence: measured = read off the host; inferred = not shown by the host: check it.\n\
          # Each root port that leads somewhere is one root complex (the host does not say how\n\
-         # ports group into x16 blocks); merge them by hand where the CPU's documents say so."
+         # ports group into x16 blocks); merge them by hand where the CPU's documents say so.",
+        comment(source)
     );
-    let _ = writeln!(p, "id = {}", q(&id));
+    let _ = writeln!(p, "id = {}", q(id.as_str()));
     let _ = writeln!(p, "name = {}", q(&name));
     let _ = writeln!(
         p,
@@ -566,13 +1001,20 @@ fn write_files(
         let _ = writeln!(p, "dmi_names = [{}]", q(prod));
     }
 
-    // Sockets: one per NUMA node.
+    // Lanes and generation per NUMA node, of the root ports and integrated buses seen.
     let mut numas: BTreeMap<u32, (u16, u8)> = BTreeMap::new();
-    for rc in rcs {
-        let (g, w) = port_gw(rc.port, &a.functions);
-        let e = numas.entry(rc.numa).or_default();
-        e.0 += u16::from(w);
-        e.1 = e.1.max(g);
+    for e in entries {
+        let rc = &caps[e.capture].rcs[e.rc];
+        let (g, w) = port_gw(rc.port, &caps[e.capture].kids);
+        let n = numas.entry(rc.numa).or_default();
+        n.0 += u16::from(w);
+        n.1 = n.1.max(g);
+    }
+    let mut integrated: BTreeMap<&str, &Vec<&FunctionReport>> = BTreeMap::new();
+    for cap in caps {
+        for (bus, devs) in &cap.integrated {
+            integrated.entry(bus.as_str()).or_insert(devs);
+        }
     }
     for devs in integrated.values() {
         let n = devs.iter().find_map(|f| f.numa_node).unwrap_or(0);
@@ -583,35 +1025,50 @@ fn write_files(
     if numas.is_empty() {
         numas.insert(0, (0, 3));
     }
+    // Sockets from the CPUs' own facts (the first capture that shows them); else one per
+    // NUMA node, said so.
+    // Every node the source shows (not only those with a port learned), dealt in order.
+    let mut all_nodes: BTreeSet<u32> = numas.keys().copied().collect();
+    for h in hosts {
+        all_nodes.extend(h.audit.functions.iter().filter_map(|f| f.numa_node));
+    }
+    let nodes: Vec<u32> = all_nodes.into_iter().collect();
+    for n in &nodes {
+        numas.entry(*n).or_insert((0, 1));
+    }
+    let facts = hosts.iter().find_map(|h| h.sockets.clone());
+    let plan = sockets::plan(facts.as_ref(), &nodes);
+    let socket_of = |n: u32| -> String { format!("cpu{}", plan.socket_of(n)) };
     let cpu = host.cpu.clone();
-    for (i, (n, (lanes, g))) in numas.iter().enumerate() {
+    for (k, sock) in plan.sockets.iter().enumerate() {
         let cpu = match &cpu {
             Some(c) => q(c),
             None => "\"unknown\" # the source does not name the CPU: check /proc/cpuinfo".into(),
         };
+        let lanes: u16 = sock.nodes.iter().map(|n| numas[n].0).sum();
+        let g = sock.nodes.iter().map(|n| numas[n].1).max().unwrap_or(3);
+        let nodes: Vec<String> = sock.nodes.iter().map(u32::to_string).collect();
         p.push_str(
-            &Table::new(
-                "socket",
-                Some(
-                    "inferred: one socket per NUMA node; a socket may hold several nodes (check `lscpu`)",
+            &Table::new("socket", Some(&plan.comment))
+                .set("id", q(&format!("cpu{k}")))
+                .set("label", q(&format!("CPU{}", k + 1)))
+                .set("index", k)
+                .set("cpu", cpu)
+                .set("lanes", lanes.max(1))
+                .set("gen", g)
+                .set("numa_nodes", format!("[{}]", nodes.join(", ")))
+                .source(
+                    plan.confidence,
+                    &format!(
+                        "read off the host: {}; lanes are those of the root ports seen on its NUMA nodes, not the CPU's total",
+                        plan.why
+                    ),
                 ),
-            )
-            .set("id", q(&format!("numa{n}")))
-            .set("label", q(&format!("NUMA node {n}")))
-            .set("index", i)
-            .set("cpu", cpu)
-            .set("lanes", (*lanes).max(1))
-            .set("gen", g)
-            .set("numa_nodes", format!("[{n}]"))
-            .source(
-                "inferred",
-                &format!(
-                    "read off the host: the lanes of the root ports seen on NUMA node {n}, not the CPU's total"
-                ),
-            ),
         );
     }
-    s.sockets = numas.len();
+    s.sockets = plan.sockets.len();
+    s.sockets_from = plan.from.to_string();
+    s.numa_nodes = nodes.len();
 
     let mut parts_text = String::new();
     let mut parts_seen: BTreeMap<String, ()> = BTreeMap::new();
@@ -635,17 +1092,23 @@ fn write_files(
         r
     };
 
-    for rc in rcs {
+    let captures = hosts.len();
+    for e in entries {
+        let cap = &caps[e.capture];
+        let rc = &cap.rcs[e.rc];
+        // The build is what the first capture holds.
+        let in_build = e.capture == 0;
+        let seen = e.seen_note(captures);
         let rp = rc.port;
         let rid = format!("rp-{}", slug_bdf(&rp.bdf));
-        let (g, w) = port_gw(rp, &a.functions);
+        let (g, w) = port_gw(rp, &cap.kids);
         let mut locator = vec![rp.bdf.clone()];
-        for f in descendants_of(&a.functions, &rp.bdf) {
-            let bus = f.bdf.rsplit_once(':').map(|(b, _)| b.to_string());
-            if let Some(b) = bus
-                && !locator.contains(&b)
+        let mut buses = BTreeSet::new();
+        for f in cap.kids.below(&rp.bdf) {
+            if let Some((b, _)) = f.bdf.rsplit_once(':')
+                && buses.insert(b)
             {
-                locator.push(b);
+                locator.push(b.to_string());
             }
         }
         let locs: Vec<String> = locator.iter().map(|l| q(l)).collect();
@@ -653,7 +1116,7 @@ fn write_files(
             &Table::new("root_complex", None)
                 .set("id", q(&rid))
                 .set("label", q(&format!("Root port {}", rp.bdf)))
-                .set("socket", q(&format!("numa{}", rc.numa)))
+                .set("socket", q(&socket_of(rc.numa)))
                 .set("lanes", w)
                 .set("gen", g)
                 .set("numa_node", rc.numa)
@@ -661,7 +1124,7 @@ fn write_files(
                 .source(
                     "measured",
                     &format!(
-                        "read off the host: root port {} ({}), link max {}",
+                        "read off the host: root port {} ({}), link max {}{seen}",
                         rp.bdf,
                         rp.ids,
                         rp.link_max
@@ -676,7 +1139,9 @@ fn write_files(
                 bay_group(&mut body, std::slice::from_ref(b), "direct", &rid);
                 if let Some(d) = b.drive {
                     let part = part_for_dev(d, (g, 4), &mut s);
-                    build_bays.insert(b.number, part.id);
+                    if in_build {
+                        build_bays.insert(b.number, part.id);
+                    }
                 }
                 s.bays += 1;
             }
@@ -706,14 +1171,19 @@ fn write_files(
                 for b in bays {
                     if let Some(d) = b.drive {
                         let part = part_for_dev(d, (sg, 4), &mut s);
-                        build_bays.insert(b.number, part.id);
+                        if in_build {
+                            build_bays.insert(b.number, part.id);
+                        }
                     }
                 }
                 s.switches += 1;
                 s.bays += bays.len();
             }
             Holds::Slot { number, card } => {
-                let sid = match number {
+                // Its own physical slot number: "Slot N"; none, or one another port holds
+                // (an integrated controller beside the slot): an onboard position.
+                let own = number.filter(|_| !rc.shares_number);
+                let sid = match own {
                     Some(n) => format!("slot{n}-{}", slug_bdf(&rp.bdf)),
                     None => format!("slot-{}", slug_bdf(&rp.bdf)),
                 };
@@ -731,19 +1201,26 @@ fn write_files(
                         .entry(k.clone())
                         .or_insert_with(|| slot_kind_decl(catalog, k, &p.id));
                 }
-                let label = match number {
-                    Some(n) => format!("Slot {n}"),
-                    None => format!("Slot at {}", rp.bdf),
+                let (label, why) = match (own, number) {
+                    (Some(n), _) => (
+                        format!("Slot {n}"),
+                        "inferred: the host's slot number; check the chassis label",
+                    ),
+                    (None, Some(n)) => (
+                        format!("Onboard at {} (reports slot {n})", rp.bdf),
+                        "inferred: its port reports the physical slot number of another port; an integrated position",
+                    ),
+                    (None, None) => (
+                        format!("Onboard at {}", rp.bdf),
+                        "inferred: no physical slot number: onboard, or a slot whose number the firmware does not report",
+                    ),
                 };
                 body.push_str(
                     &Table::new("slot", None)
                         .set("id", q(&sid))
                         .set(
                             "label",
-                            format!(
-                                "{} # inferred: the host's slot number; check the chassis label",
-                                q(&label)
-                            ),
+                            format!("{} # {why}", q(&label)),
                         )
                         .set_if(
                             "kind",
@@ -763,17 +1240,20 @@ fn write_files(
                             ),
                         )
                         .set("gen", g)
-                        .set_if("slot_number", *number)
+                        .set_if("slot_number", own)
                         .source(
                             "measured",
                             &format!(
-                                "read off the host: root port {} reports physical slot {}; height and length not shown (check the riser)",
+                                "read off the host: root port {} reports physical slot {}; height and length not shown (check the riser){seen}",
                                 rp.bdf,
                                 number.map(|n| n.to_string()).unwrap_or_else(|| "-".into())
                             ),
                         ),
                 );
-                if let Some(p) = part {
+                if let Some(p) = part
+                    && in_build
+                {
+                    s.planned += 1;
                     let _ = writeln!(
                         build_slots,
                         "\n[[slot]]\nslot = {}\npart = {}",
@@ -783,28 +1263,18 @@ fn write_files(
                 }
                 s.slots += 1;
             }
-            Holds::Builtin(d) => {
-                let (dg, dw) = gen_width(d).unwrap_or((g, w));
-                body.push_str(&builtin(d, &rid, dw.min(w).max(1), dg.min(g).max(1)).source(
-                    "inferred",
-                    &format!(
-                        "read off the host: {} at {} on a port without a physical slot: onboard, or a slot whose number the firmware does not report (check the service manual)",
-                        d.ids, d.bdf
-                    ),
-                ));
-                s.builtins += 1;
-            }
         }
     }
     for (bus, devs) in integrated {
         let rid = format!("bus-{}", slug_bdf(bus));
+        let socket = socket_of(devs.iter().find_map(|f| f.numa_node).unwrap_or(0));
         let numa = devs.iter().find_map(|f| f.numa_node).unwrap_or(0);
         let locs: Vec<String> = devs.iter().map(|f| q(&f.bdf)).collect();
         body.push_str(
             &Table::new("root_complex", None)
                 .set("id", q(&rid))
                 .set("label", q(&format!("Root bus {bus} (integrated devices)")))
-                .set("socket", q(&format!("numa{numa}")))
+                .set("socket", q(&socket))
                 .set("lanes", devs.len())
                 .set("gen", 1)
                 .set("numa_node", numa)
@@ -832,28 +1302,38 @@ fn write_files(
 
     let parts = (!parts_text.is_empty()).then(|| {
         format!(
-            "# Parts learned by `laneplan learn` from {source} that the catalogue lacks.\n\
-             # Add what the host does not show (perf figures, height, length, capacity).\n{parts_text}"
+            "# Parts learned by `laneplan learn` from {} that the catalogue lacks.\n\
+             # Add what the host does not show (perf figures, height, length, capacity).\n{parts_text}",
+            comment(source)
         )
     });
     let mut build = String::new();
     let _ = writeln!(
         build,
-        "# What {source} holds, learned by `laneplan learn`.\n\
-         # laneplan --platform-dir platform check build.toml"
+        "# What {} holds, learned by `laneplan learn`.\n\
+         # laneplan --platform-dir platform check build.toml",
+        comment(if captures == 1 { source } else { &host.source })
     );
-    let _ = writeln!(build, "platform = {}", q(&id));
-    let _ = writeln!(build, "name = {}", q(&format!("As found on {source}")));
+    let _ = writeln!(build, "platform = {}", q(id.as_str()));
+    let _ = writeln!(
+        build,
+        "name = {}",
+        q(&format!("As found on {}", host.source))
+    );
     build.push_str(&build_slots);
     for (n, part) in &build_bays {
         let _ = writeln!(build, "\n[[bay]]\nbays = \"{n}\"\npart = {}", q(part));
     }
+    s.planned += build_bays.len();
+    let differences =
+        compare::against_builtin(catalog, product.as_deref(), opts, &s, entries, caps);
     Learned {
         id,
         platform: p,
         parts,
         build,
         summary: s,
+        differences,
     }
 }
 
@@ -888,22 +1368,6 @@ fn builtin(d: &FunctionReport, rid: &str, width: u8, generation: u8) -> Table {
         .set("root_complex", q(rid))
         .set("width", width)
         .set("gen", generation)
-}
-
-fn descendants_of<'a>(all: &'a [FunctionReport], bdf: &str) -> Vec<&'a FunctionReport> {
-    let mut out = Vec::new();
-    let mut stack = vec![bdf.to_string()];
-    while let Some(b) = stack.pop() {
-        for k in all
-            .iter()
-            .filter(|f| f.parent.as_deref() == Some(b.as_str()))
-        {
-            stack.push(k.bdf.clone());
-            out.push(k);
-        }
-    }
-    out.sort_by(|x, y| x.bdf.cmp(&y.bdf));
-    out
 }
 
 fn bay_group(body: &mut String, bays: &[Bay], via: &str, to: &str) {
@@ -949,21 +1413,192 @@ fn bay_group(body: &mut String, bays: &[Bay], via: &str, to: &str) {
     );
 }
 
-/// Writes the files under `dir` (`platform/<id>.toml`, `platform/<id>-parts.toml`,
-/// `build.toml`), each atomically (a temp file in the same directory, then rename).
-/// Returns the paths written.
-pub fn write(learned: &Learned, dir: &Path) -> std::io::Result<Vec<PathBuf>> {
-    let pdir = dir.join("platform");
-    std::fs::create_dir_all(&pdir)?;
-    let mut files = vec![(pdir.join(format!("{}.toml", learned.id)), &learned.platform)];
+/// The files of a learned set: paths relative to the output directory, built only from the
+/// validated id.
+pub fn files(learned: &Learned) -> Vec<(PathBuf, &[u8])> {
+    let pdir = Path::new("platform");
+    let mut files = vec![(
+        pdir.join(format!("{}.toml", learned.id)),
+        learned.platform.as_bytes(),
+    )];
     if let Some(parts) = &learned.parts {
-        files.push((pdir.join(format!("{}-parts.toml", learned.id)), parts));
+        files.push((
+            pdir.join(format!("{}-parts.toml", learned.id)),
+            parts.as_bytes(),
+        ));
     }
-    files.push((dir.join("build.toml"), &learned.build));
-    let mut out = Vec::new();
-    for (path, text) in files {
-        crate::host::render::write_atomic(&path, text)?;
-        out.push(path);
+    files.push((PathBuf::from("build.toml"), learned.build.as_bytes()));
+    files
+}
+
+/// Writes the files under `dir` (`platform/<id>.toml`, `platform/<id>-parts.toml`,
+/// `build.toml`) as one set ([`write_set`]: all or none, existing files only with `force`,
+/// never through a symlink). Returns the paths written.
+pub fn write(learned: &Learned, dir: &Path, force: bool) -> std::io::Result<Vec<PathBuf>> {
+    write_set(dir, &files(learned), force)
+}
+
+/// Whether the learned files load as the CLI would load them beside `catalog`: each within
+/// the loader's size limit, the parts and the platform accepted, the build parsed and checked
+/// without an error finding. The error says which file and why; `learn` writes nothing then.
+pub fn loads(learned: &Learned, catalog: &Catalog) -> Result<(), String> {
+    use crate::source::{MAX_INPUT_BYTES, SourceFile};
+    for (rel, data) in files(learned) {
+        if data.len() as u64 > MAX_INPUT_BYTES {
+            return Err(format!(
+                "{} would be {} bytes ({:.1} MB), over the {} MiB the loader reads (learn from fewer functions, or split the host)",
+                rel.display(),
+                data.len(),
+                data.len() as f64 / 1e6,
+                MAX_INPUT_BYTES >> 20
+            ));
+        }
     }
-    Ok(out)
+    // `file:line:column: message` of the first error (the rest follow from it).
+    let first = |what: &str, errors: &[InputError]| -> String {
+        match errors.first() {
+            Some(e) => format!(
+                "the {what} would not load: {}:{}:{}: {}",
+                e.file, e.line, e.column, e.message
+            ),
+            None => format!("the {what} would not load"),
+        }
+    };
+    let pname = format!("platform/{}.toml", learned.id);
+    let mut cat = catalog.clone();
+    if let Some(parts) = &learned.parts {
+        cat.add_file(SourceFile::new(
+            format!("platform/{}-parts.toml", learned.id),
+            parts.clone(),
+        ))
+        .map_err(|e| first("parts file", &e.errors))?;
+    }
+    cat.add_file(SourceFile::new(pname, learned.platform.clone()))
+        .map_err(|e| first("platform file", &e.errors))?;
+    let file = SourceFile::new("build.toml", learned.build.clone());
+    let build: crate::platform::schema::BuildFile = crate::source::parse_toml(&file)
+        .map_err(|e| first("build file", std::slice::from_ref(&e)))?;
+    let report =
+        crate::plan::check_build(&cat, &build, file).map_err(|e| first("build file", &e.errors))?;
+    if let Some(f) = report
+        .findings
+        .iter()
+        .find(|f| f.severity == crate::finding::Severity::Error)
+    {
+        return Err(format!(
+            "the build would fail `check`: {} {}",
+            f.code, f.message
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_follow_the_loaders_grammar() {
+        for bad in [
+            "",
+            "/some/dir/victim",
+            "../x",
+            "x/y",
+            "a\nb",
+            "Upper",
+            ".x",
+            "-x",
+        ] {
+            let e = LearnedId::parse(bad).unwrap_err();
+            assert!(e.contains("id"), "{bad:?}: {e}");
+        }
+        assert!(LearnedId::parse(&"a".repeat(129)).is_err());
+        assert_eq!(
+            LearnedId::parse("r7525-lab.2").unwrap().as_str(),
+            "r7525-lab.2"
+        );
+    }
+
+    #[test]
+    fn non_ascii_product_names_give_usable_ids() {
+        let cases = [
+            ("PowerEdge R7525", "learned-poweredge-r7525"),
+            (
+                "Serveur Édition Spéciale",
+                "learned-serveur-edition-speciale",
+            ),
+            ("Straße Ø1", "learned-strasse-o1"),
+            ("\u{1b}[31mX\u{7}", "learned-31mx"),
+        ];
+        for (p, want) in cases {
+            let id = LearnedId::from_product(p);
+            assert_eq!(id.as_str(), want);
+            assert!(crate::platform::valid_id(id.as_str()));
+        }
+        // Nothing left of the name: a stable hashed id, never `learned-`.
+        let id = LearnedId::from_product("服务器");
+        assert!(
+            id.as_str().starts_with("learned-host-") && id.as_str().len() == 21,
+            "{id}"
+        );
+        assert_eq!(id, LearnedId::from_product("服务器"));
+        assert!(crate::platform::valid_id(id.as_str()));
+    }
+
+    fn r7425() -> HostView {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/shared/lspci-r7425");
+        let f = std::fs::read_dir(&dir)
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .find(|p| p.to_string_lossy().ends_with(".lspci-vvnn.txt"))
+            .unwrap();
+        read_lspci_file(&f, None).unwrap()
+    }
+
+    #[test]
+    fn files_the_loader_would_refuse_are_refused_with_the_reason() {
+        let cat = Catalog::builtin().unwrap();
+        let opts = LearnOptions {
+            id: Some(LearnedId::parse("x").unwrap()),
+            ..Default::default()
+        };
+        let l = learn(&r7425(), &cat, &opts);
+        assert_eq!(loads(&l, &cat), Ok(()));
+        // Over the loader's 16 MiB (a 100k-function host wrote 30 MB before).
+        let mut big = l.clone();
+        big.platform.push_str(&"# padding\n".repeat(1_700_000));
+        let e = loads(&big, &cat).unwrap_err();
+        assert!(
+            e.starts_with("platform/x.toml would be 17") && e.contains("over the 16 MiB"),
+            "{e}"
+        );
+        // A build naming a slot the platform lacks: `check` would fail, so nothing is written.
+        let mut bad = l.clone();
+        bad.build
+            .push_str("\n[[slot]]\nslot = \"nope\"\npart = \"intel-i350-rndc\"\n");
+        let e = loads(&bad, &cat).unwrap_err();
+        assert!(e.contains("build"), "{e}");
+        // A platform id the catalogue already has: the loader refuses the duplicate.
+        let dup = learn(
+            &r7425(),
+            &cat,
+            &LearnOptions {
+                id: Some(LearnedId::parse("r7425").unwrap()),
+                ..Default::default()
+            },
+        );
+        assert!(
+            loads(&dup, &cat)
+                .unwrap_err()
+                .contains("platform file would not load")
+        );
+    }
+
+    #[test]
+    fn control_characters_are_made_visible() {
+        assert_eq!(clean("a\u{1b}b\nc\u{7f}"), "a\\u{1b}b\\u{a}c\\u{7f}");
+        assert_eq!(q("x\ny"), "'x\\u{a}y'");
+        assert!(!comment("p\n[options]").contains('\n'));
+    }
 }

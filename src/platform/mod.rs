@@ -43,6 +43,10 @@ pub const EMBEDDED: &[(&str, &str)] = &[
         include_str!("../../platforms/r7425.toml"),
     ),
     (
+        "platforms/nf5280m4.toml",
+        include_str!("../../platforms/nf5280m4.toml"),
+    ),
+    (
         "platforms/parts.toml",
         include_str!("../../platforms/parts.toml"),
     ),
@@ -583,6 +587,12 @@ fn validate_platform(def: &PlatformFile, file: &SourceFile) -> Result<(), InputE
     };
     for s in &def.sockets {
         declare(&mut base, &[], &s.id, &mut errors);
+        let cpus = crate::cpu::builtin();
+        for c in s.cpu_default.iter().chain(&s.cpus) {
+            if cpus.cpu(c.get_ref()).is_none() {
+                errors.push(file.error(c.span(), cpus.unknown_cpu(c.get_ref())));
+            }
+        }
     }
     for f in &def.fabrics {
         for end in f.between.get_ref() {

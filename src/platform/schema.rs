@@ -63,6 +63,12 @@ pub struct SocketDef {
     pub generation: S<Generation>,
     #[serde(default)]
     pub numa_nodes: Vec<u32>,
+    /// The CPU this socket carries unless the build names one (an id of platforms/cpus.toml).
+    #[serde(default)]
+    pub cpu_default: Option<S<String>>,
+    /// The CPUs the socket takes (ids of platforms/cpus.toml); empty: any.
+    #[serde(default)]
+    pub cpus: Vec<S<String>>,
     #[serde(default)]
     pub confidence: Confidence,
     #[serde(default)]
@@ -589,6 +595,12 @@ pub struct BuildFile {
     pub slots: Vec<SlotFill>,
     #[serde(default, rename = "bay")]
     pub bays: Vec<BayFill>,
+    /// The CPU in every socket (an id of platforms/cpus.toml); absent: the platform's default.
+    #[serde(default)]
+    pub cpu: Option<S<String>>,
+    /// The DIMMs' speed (MT/s) where it is below the CPU's (the memory ceiling uses it).
+    #[serde(default)]
+    pub memory_mts: Option<S<u32>>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -67,6 +67,14 @@ pub struct DeviceResult {
     pub cpu_seconds: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cpu_us_per_io: Option<f64>,
+    /// CPU cycles per I/O: CPU seconds x the host's clock / I/Os, the figure `check --cycles-per-io`
+    /// takes back; `None` where CPU time or the clock is unknown.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cycles_per_io: Option<f64>,
+    /// The clock (GHz) `cycles_per_io` used: the host's base frequency (cpufreq), else its
+    /// maximum, else /proc/cpuinfo's first `cpu MHz`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clock_ghz: Option<f64>,
     /// Predicted ceiling for this mix (GB/s), when the topology is known.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ceiling_gbs: Option<f64>,
@@ -110,6 +118,46 @@ fn mix_figure(read_bytes: u64, write_bytes: u64, r: Option<f64>, w: Option<f64>)
         }
         _ => None,
     }
+}
+
+/// CPU cycles per I/O: `cpu_seconds` x `ghz` x 1e9 / `ios`, whole cycles.
+pub fn cycles_per_io(cpu_seconds: f64, ghz: f64, ios: u64) -> f64 {
+    (cpu_seconds * ghz * 1e9 / ios.max(1) as f64).round()
+}
+
+/// The clock of this host's CPUs in GHz (read once): cpufreq's `base_frequency`, else its
+/// `cpuinfo_max_freq` (kHz), else the first `cpu MHz` of /proc/cpuinfo; every read bounded.
+pub fn host_clock_ghz() -> Option<f64> {
+    static CLOCK: std::sync::OnceLock<Option<f64>> = std::sync::OnceLock::new();
+    *CLOCK.get_or_init(|| {
+        let read = |p: &str| -> Option<String> {
+            use std::io::Read;
+            let mut s = String::new();
+            std::fs::File::open(p)
+                .ok()?
+                .take(64 * 1024)
+                .read_to_string(&mut s)
+                .ok()?;
+            Some(s)
+        };
+        let khz = |p: &str| {
+            read(p)
+                .and_then(|s| s.trim().parse::<f64>().ok())
+                .filter(|k| k.is_finite() && *k > 0.0)
+                .map(|k| k / 1e6)
+        };
+        khz("/sys/devices/system/cpu/cpu0/cpufreq/base_frequency")
+            .or_else(|| khz("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq"))
+            .or_else(|| {
+                read("/proc/cpuinfo")?
+                    .lines()
+                    .find(|l| l.starts_with("cpu MHz"))
+                    .and_then(|l| l.split(':').nth(1))
+                    .and_then(|v| v.trim().parse::<f64>().ok())
+                    .filter(|m| m.is_finite() && *m > 0.0)
+                    .map(|m| m / 1e3)
+            })
+    })
 }
 
 fn round(x: f64, digits: i32) -> f64 {
@@ -161,6 +209,12 @@ impl DeviceResult {
                 .cpu_seconds
                 .filter(|_| ios > 0)
                 .map(|x| round(x * 1e6 / ios as f64, 3)),
+            cycles_per_io: c
+                .cpu_seconds
+                .filter(|_| ios > 0)
+                .zip(host_clock_ghz())
+                .map(|(x, ghz)| cycles_per_io(x, ghz, ios)),
+            clock_ghz: c.cpu_seconds.and(host_clock_ghz()),
             ceiling_gbs: ceiling.map(|x| round(x, 3)),
             ceiling_pct: ceiling.map(|g| round(mb_per_s / 1000.0 / g * 100.0, 1)),
             expected_gbs: expected.map(|x| round(x, 3)),
@@ -322,6 +376,7 @@ pub fn render_table_in(report: &ProbeReport, term: &Term) -> String {
     let header = [
         "device",
         "IOPS",
+        "cycles/IO",
         "MB/s",
         "mean µs",
         "p50 µs",
@@ -345,6 +400,7 @@ pub fn render_table_in(report: &ProbeReport, term: &Term) -> String {
             vec![
                 d.label.clone(),
                 fmt_iops(d.iops),
+                d.cycles_per_io.map_or("-".into(), fmt_num),
                 fmt_num(d.mb_per_s),
                 fmt_num(lat.mean_us),
                 fmt_num(lat.p50_us),
@@ -357,10 +413,10 @@ pub fn render_table_in(report: &ProbeReport, term: &Term) -> String {
             ]
         })
         .collect();
-    let mut t = term.fitted_table(&header, &rows, &[4, 7, 3, 8, 6]);
+    let mut t = term.fitted_table(&header, &rows, &[5, 8, 4, 9, 7]);
     t.table.force_no_tty();
     // The figures (IOPS to CPU) align right.
-    for i in 1..9 {
+    for i in 1..10 {
         if let Some(c) = t.column_mut(i) {
             c.set_cell_alignment(CellAlignment::Right);
         }

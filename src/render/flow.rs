@@ -181,3 +181,106 @@ pub fn report_in(r: &FlowReport, term: &Term) -> String {
         term.wrap(&aggregate(r, 5))
     )
 }
+
+/// The end-to-end section: the CPU and cost weighed, then per view and direction what the
+/// build delivers, what binds, and every element's bound.
+pub fn system(r: &crate::flow::system::SystemReport) -> String {
+    use crate::flow::system::{Bind, rate};
+    let mut s = String::new();
+    let cpu = match &r.cpu {
+        Some(c) => format!(
+            "{} x {}: {} cores at {:.2} GHz ({}), utilisation {:.0} %; memory {} x {} channels x {} MT/s x 8 B = {:.2} GB/s",
+            c.sockets,
+            c.name,
+            c.cores,
+            c.clock_ghz,
+            c.clock,
+            c.utilisation * 100.0,
+            c.sockets,
+            c.memory_channels,
+            c.memory_mts,
+            c.memory_gbs
+        ),
+        None => {
+            "no CPU known (name one: `cpu = ...` in the build or --cpu): CPU and memory not weighed"
+                .into()
+        }
+    };
+    let cost = match &r.cost {
+        Some(c) => match c.kind {
+            "stack" => format!(
+                "stack {}: {} cycles per I/O + {} per byte",
+                c.stack.as_deref().unwrap_or(""),
+                crate::flow::system::grouped(c.cycles_per_io.unwrap_or(0.0)),
+                c.cycles_per_byte.unwrap_or(0.0)
+            ),
+            "cycles-per-io" => format!(
+                "{} cycles per I/O + {} per byte (given)",
+                crate::flow::system::grouped(c.cycles_per_io.unwrap_or(0.0)),
+                c.cycles_per_byte.unwrap_or(0.0)
+            ),
+            _ => format!(
+                "{} cycles per operation, {} I/Os per operation (given)",
+                crate::flow::system::grouped(c.cycles_per_op.unwrap_or(0.0)),
+                c.ios_per_op.unwrap_or(0.0)
+            ),
+        },
+        None => {
+            "no cost figure (--stack, --cycles-per-io or --cycles-per-op): the CPU is not weighed"
+                .into()
+        }
+    };
+    let _ = writeln!(s, "End to end: {cpu}");
+    let _ = writeln!(
+        s,
+        "  {cost}{}{}",
+        if r.served {
+            "; served through the NICs"
+        } else {
+            "; drives to memory"
+        },
+        if r.replication > 1 {
+            format!("; writes x {} copies", r.replication)
+        } else {
+            String::new()
+        }
+    );
+    for v in [&r.iops, &r.bandwidth] {
+        for dir in Dir::BOTH {
+            let e = v.dir(dir);
+            let size = if e.io_bytes >= 1024.0 && (e.io_bytes / 1024.0).fract() == 0.0 {
+                format!("{}K", e.io_bytes / 1024.0)
+            } else {
+                format!("{} B", e.io_bytes)
+            };
+            let head = match e.binding {
+                Bind::Cpu => format!(
+                    "CPU-bound at {} IOPS ({})",
+                    rate(e.iops),
+                    e.bound(Bind::Cpu).map_or("", |b| b.basis.as_str())
+                ),
+                _ => format!("{} IOPS, {} bind", rate(e.iops), e.binding_label),
+            };
+            let ops = e
+                .ops
+                .map_or(String::new(), |o| format!(", {} ops/s", rate(o)));
+            let cores = match (e.cpu_cores_used, e.cpu_cores_spare) {
+                (Some(u), Some(sp)) => format!("; CPU {u:.1} cores used, {sp:.1} spare"),
+                _ => String::new(),
+            };
+            let _ = writeln!(
+                s,
+                "{size} {}: {head} = {:.2} GB/s{ops}{cores}",
+                dir.name(),
+                e.gbs
+            );
+            let list: Vec<String> = e
+                .elements
+                .iter()
+                .map(|b| format!("{} {} ({})", b.element.name(), rate(b.iops), b.basis))
+                .collect();
+            let _ = writeln!(s, "  {}", list.join(" | "));
+        }
+    }
+    s
+}

@@ -111,6 +111,11 @@ pub fn bandwidth(f: &crate::flow::FlowReport) -> Value {
     serde_json::to_value(f).unwrap_or(Value::Null)
 }
 
+/// The `system` object (docs/JSON.md, section "system"): the end-to-end bounds.
+pub fn system(s: &crate::flow::system::SystemReport) -> Value {
+    serde_json::to_value(s).unwrap_or(Value::Null)
+}
+
 /// `laneplan flow --json`: the plan's identity, the bandwidth object and its findings.
 pub fn flow_document(r: &Report, f: &crate::flow::FlowReport, found: &[Finding]) -> Value {
     let mut v = plan_header(r, found);

@@ -226,7 +226,9 @@ fn platforms_lists_one_line_per_platform() {
         .collect();
     assert_eq!(
         ids,
-        vec!["r6525", "r740xd", "r7415", "r7425", "r7515", "r7525"]
+        vec![
+            "nf5280m4", "r6525", "r740xd", "r7415", "r7425", "r7515", "r7525"
+        ]
     );
 }
 

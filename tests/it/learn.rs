@@ -57,6 +57,13 @@ fn files_of(dir: &Path) -> BTreeMap<String, Vec<u8>> {
 /// Learns twice, checks, draws and audits against; returns the summary and the statuses of
 /// the diff (place -> status).
 fn round_trip(src: &Source) -> (serde_json::Value, Vec<(String, String)>) {
+    let (summary, st, _) = round_trip_counted(src);
+    (summary, st)
+}
+
+/// [`round_trip`], also returning (found, planned) as `audit --against` counts them
+/// ("N of M planned found").
+fn round_trip_counted(src: &Source) -> (serde_json::Value, Vec<(String, String)>, (usize, usize)) {
     let a = tempfile::tempdir().unwrap();
     let b = tempfile::tempdir().unwrap();
     let summary = learn(src, a.path());
@@ -123,6 +130,21 @@ fn round_trip(src: &Source) -> (serde_json::Value, Vec<(String, String)>) {
         String::from_utf8_lossy(&audit.stderr)
     );
     let doc: serde_json::Value = serde_json::from_slice(&audit.stdout).unwrap();
+    let entries = doc["bays"].as_array().unwrap();
+    let planned: Vec<&serde_json::Value> = entries
+        .iter()
+        .filter(|e| !e["expected"].is_null() && e["status"] != "not-visible")
+        .collect();
+    let found = planned
+        .iter()
+        .filter(|e| !e["bdf"].is_null() || e["status"] == "ok")
+        .count();
+    let counted = (found, planned.len());
+    // What the build plans is what `learn` says it planned.
+    assert_eq!(
+        counted.1 as u64,
+        summary["summary"]["planned"].as_u64().unwrap()
+    );
     let statuses = doc["bays"]
         .as_array()
         .unwrap()
@@ -134,7 +156,7 @@ fn round_trip(src: &Source) -> (serde_json::Value, Vec<(String, String)>) {
             )
         })
         .collect();
-    (summary, statuses)
+    (summary, statuses, counted)
 }
 
 fn not_matched(st: &[(String, String)]) -> Vec<(String, String)> {
@@ -153,7 +175,8 @@ fn r7525_dump_learns_its_eight_nvme_ports_by_slot_number() {
     let src = Source::Lspci(lspci_dump("r7525"));
     let (summary, st) = round_trip(&src);
     assert_eq!(count(&summary, "bays"), 8);
-    assert_eq!(count(&summary, "slots"), 1);
+    // Slot 2, and the onboard position of the port without a slot number (60:03.1).
+    assert_eq!(count(&summary, "slots"), 2);
     assert_eq!(count(&summary, "switches"), 0);
     // Bays numbered by slot number: bay 0 is slot 160 (0000:c0:01.4, drive c4:00.0),
     // bay 1 slot 161 (c0:01.3, drive c3:00.0): both drives found, the other six empty.
@@ -162,7 +185,7 @@ fn r7525_dump_learns_its_eight_nvme_ports_by_slot_number() {
         .filter(|(_, s)| s == "ok")
         .map(|(p, _)| p.as_str())
         .collect();
-    assert_eq!(ok, ["Bay 0", "Bay 1", "Slot 2"]);
+    assert_eq!(ok, ["Bay 0", "Bay 1", "Onboard at 0000:60:03.1", "Slot 2"]);
     assert_eq!(st.iter().filter(|(_, s)| s == "empty").count(), 6);
     assert!(not_matched(&st).is_empty(), "{st:?}");
     let dir = tempfile::tempdir().unwrap();
@@ -173,7 +196,7 @@ fn r7525_dump_learns_its_eight_nvme_ports_by_slot_number() {
     let build = std::fs::read_to_string(dir.path().join("build.toml")).unwrap();
     // The drives are the catalogue's PM173X, found by its pci ids: no new part.
     assert!(build.contains("[[bay]]\nbays = \"0\"\npart = \"samsung-pm173x-dell\""));
-    assert_eq!(count(&summary, "parts_reused"), 2);
+    assert_eq!(count(&summary, "parts_reused"), 3);
     assert_eq!(count(&summary, "parts_new"), 0);
 }
 
@@ -208,7 +231,8 @@ fn r7515_every_element_matched() {
 fn r7425_dump_learns_slots_and_onboard_devices() {
     let src = Source::Lspci(lspci_dump("r7425"));
     let (summary, st) = round_trip(&src);
-    assert_eq!(count(&summary, "slots"), 2);
+    // Slots 1 and 3, and the rNDC's onboard position (00:01.1, no slot number).
+    assert_eq!(count(&summary, "slots"), 3);
     assert_eq!(count(&summary, "bays"), 0);
     // The GRID K2 (two GPUs behind a PEX 8747 on one card) is one part in slot 1; its
     // second GPU belongs to the card and its idle 2.5 GT/s link is a note, not a downtrain.
@@ -226,35 +250,52 @@ fn r7425_every_element_matched() {
 #[test]
 fn r740xd_dump_learns_onboard_devices() {
     let (summary, st) = round_trip(&Source::Lspci(lspci_dump("r740xd")));
-    // BCM5720 LOM below a PCH port, the BCM57416 and HBA330 below CPU ports. The iDRAC's
-    // video (behind its PCIe-to-PCI bridge) and the C620 SATA controller on the root bus are
-    // platform functions (#9): shown in the tree, never parts of a build.
-    assert_eq!(count(&summary, "builtins"), 3);
+    // BCM5720 LOM below a PCH port, the BCM57416 and HBA330 below CPU ports: onboard
+    // positions (slots without a number), planned in the build. The iDRAC's video (behind
+    // its PCIe-to-PCI bridge) and the C620 SATA controller on the root bus are platform
+    // functions (#9): shown in the tree, never parts of a build.
+    assert_eq!(count(&summary, "builtins"), 0);
+    assert_eq!(count(&summary, "slots"), 3);
     assert!(not_matched(&st).is_empty(), "{st:?}");
 }
 
 #[test]
 fn sysfs_captures_learn_and_match() {
-    for (tar, slots, builtins) in [
-        // Two Xeon Phi in slots; I350, ASPEED video and a P3700 whose port the capture
-        // lacks (on the root bus) onboard.
+    for (tar, slots, builtins, sockets) in [
+        // Two Xeon Phi in slots; I350 and ASPEED video on ports without a slot number
+        // (onboard positions); a P3700 whose port the capture lacks (on the root bus) onboard.
+        // Two packages (physical_package_id 0 and 1).
         (
             "hwloc-2n-nvme-slots/32em64t-2n8c+dax+nvme+mic+dimms.tar.bz2",
+            4,
+            1,
             2,
-            3,
         ),
         // Two PLX switches holding NICs and Vector Engines: no bays, so each root port's
-        // first device is taken as onboard.
-        ("hwloc-skx-2plx-ve/32intel64-2p8co2t+8ve.tar.bz2", 0, 3),
+        // first device is taken as an onboard position.
+        ("hwloc-skx-2plx-ve/32intel64-2p8co2t+8ve.tar.bz2", 3, 0, 2),
         // Three functions with no port and no class in the capture.
-        ("libnvme-power-nvme-multipath/tree-pcie.tar.xz", 0, 3),
-        ("libnvme-power-nvme-multipath/tree-apple-nvme.tar.xz", 0, 0),
+        ("libnvme-power-nvme-multipath/tree-pcie.tar.xz", 0, 3, 1),
+        (
+            "libnvme-power-nvme-multipath/tree-apple-nvme.tar.xz",
+            0,
+            0,
+            1,
+        ),
     ] {
         let (_tmp, root) = unpack(tar);
         let (summary, st) = round_trip(&Source::Sysfs(root));
         assert_eq!(count(&summary, "slots"), slots, "{tar}");
         assert_eq!(count(&summary, "builtins"), builtins, "{tar}");
-        assert!(not_matched(&st).is_empty(), "{tar}: {st:?}");
+        assert_eq!(count(&summary, "sockets"), sockets, "{tar}: {summary}");
+        // The skx capture's device below 5d:02.0 runs below its link maximum: now that its
+        // onboard position is planned, the audit against the build says so.
+        let want: Vec<(String, String)> = if tar.starts_with("hwloc-skx") {
+            vec![("Onboard at 0000:5d:02.0".into(), "downtrained".into())]
+        } else {
+            vec![]
+        };
+        assert_eq!(not_matched(&st), want, "{tar}: {st:?}");
     }
 }
 
@@ -356,7 +397,9 @@ fn unwritable_output_is_an_input_error() {
 /// wrong against the learned plan, which holds what the parts and ports can do.
 #[test]
 fn own_sysfs_trees_keep_their_faults() {
-    for (name, ok, downtrained) in [("r740xd-12nvme", 10, 2), ("r6525-gen3", 0, 4)] {
+    // Onboard positions are planned and found too: r740xd-12nvme 17:02.0 and 3a:02.0,
+    // r6525-gen3 00:05.1.
+    for (name, ok, downtrained) in [("r740xd-12nvme", 12, 2), ("r6525-gen3", 1, 4)] {
         let (_tmp, root) = own_copy(name);
         let (_, st) = round_trip(&Source::Sysfs(root));
         let n = |s: &str| st.iter().filter(|(_, x)| x == s).count();

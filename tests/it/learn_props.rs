@@ -18,7 +18,8 @@ fn learn_and_check(text: &str) -> Result<(), TestCaseError> {
     let view = learn::read_lspci(text, "x");
     let builtin = Catalog::builtin().unwrap();
     let opts = LearnOptions {
-        id: Some("learned".into()),
+        id: Some(learn::LearnedId::parse("learned").unwrap()),
+        ..Default::default()
     };
     let l = learn::learn(&view, &builtin, &opts);
     prop_assert_eq!(&l, &learn::learn(&view, &builtin, &opts));

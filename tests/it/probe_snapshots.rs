@@ -38,6 +38,13 @@ fn device(label: &str, iops: f64, p99: f64, ceiling: Option<(f64, f64)>) -> Devi
         write_latency: None,
         cpu_seconds: Some(4.2),
         cpu_us_per_io: Some(4.2e6 / (iops * 10.0)),
+        // 4.2 CPU seconds at 3.0 GHz over the run's I/Os.
+        cycles_per_io: Some(laneplan::probe::results::cycles_per_io(
+            4.2,
+            3.0,
+            (iops * 10.0) as u64,
+        )),
+        clock_ghz: Some(3.0),
         ceiling_gbs: ceiling.map(|c| c.0),
         ceiling_pct: ceiling.map(|c| c.1),
         // Drives specified at 3.1 GB/s each (a Samsung PM1725 800 GB) behind Gen3 x4 links:

@@ -250,12 +250,13 @@ fn probe_results_fit_80_columns() {
     assert!(long.is_empty(), "{long:#?}\n{text}");
     assert!(
         text.contains("│ device ┆")
-            && text.contains("┆ p99 µs ┆ p99.9 µs ┆ CPU µs/IO ┆ ceiling ┆ expected │"),
+            && text.contains(" ┆ cycles/IO ┆ MB/s ┆")
+            && text.contains("┆ p99 µs ┆ p99.9 µs ┆ ceiling ┆ expected │"),
         "{text}"
     );
     assert!(
         text.contains(
-            "(not shown at this width: mean µs, p50 µs, max µs; --wide or --json shows them)"
+            "(not shown at this width: mean µs, p50 µs, max µs, CPU µs/IO; --wide or --json"
         ),
         "{text}"
     );
