@@ -200,8 +200,10 @@ impl Diff {
             .iter()
             .filter(|e| e.expected.is_some() && e.status != DiffStatus::NotVisible)
             .collect();
+        // A wrong part is not the planned part found.
         let found = planned
             .iter()
+            .filter(|e| e.status != DiffStatus::WrongPart)
             .filter(|e| e.bdf.is_some() || e.status == DiffStatus::Ok)
             .count();
         (found, planned.len())
@@ -267,6 +269,62 @@ pub fn diff_in(plan: &Plan, audit: &Audit, catalog: Option<&Catalog>) -> Diff {
     // Ports claimed by a physical slot number anywhere on the host.
     let mut used_ports: std::collections::BTreeSet<String> = Default::default();
     let mut used_cards: std::collections::BTreeSet<String> = Default::default();
+    // The physical slot a card reports: on itself, its port, or the port its card hangs from.
+    let card_slot = |f: &FunctionReport| -> Option<u32> {
+        f.slot_number
+            .or_else(|| {
+                f.parent
+                    .as_deref()
+                    .and_then(|p| audit.function(p))
+                    .and_then(|p| p.slot_number)
+            })
+            .or_else(|| card_top(audit, f).and_then(|p| p.slot_number))
+    };
+    let is_card =
+        |f: &FunctionReport| f.kind == FnKind::Device && f.bdf.ends_with(".0") && !is_nvme(f);
+    // Cards by physical slot first, anywhere on the host: a card in a planned physical slot
+    // is that slot's (the right part or a wrong one), whichever root port the slot is on.
+    let planned_numbers: std::collections::BTreeSet<u32> = plan
+        .slots
+        .values()
+        .filter_map(|s| s.def.slot_number.as_ref().map(|n| *n.get_ref()))
+        .collect();
+    // Per planned card's slot number, the host's card there: among several cards reporting
+    // the number (a slot and the integrated PERC share Physical Slot 1 on an R7515), the
+    // one under the slot's own locator, else its root complex's.
+    let mut card_of_slot: std::collections::BTreeMap<String, &FunctionReport> = Default::default();
+    for (slot_id, s) in plan.slots.iter().filter(|(_, s)| s.card.is_some()) {
+        let Some(n) = s.def.slot_number.as_ref().map(|n| *n.get_ref()) else {
+            continue;
+        };
+        let rc_locator = plan
+            .rc_defs
+            .get(s.def.root_complex.get_ref())
+            .map(|r| r.locator.clone())
+            .unwrap_or_default();
+        let under = |f: &FunctionReport, loc: &[String]| {
+            let port = card_top(audit, f).map(|p| p.bdf.as_str()).unwrap_or("");
+            loc.iter()
+                .any(|l| f.bdf.starts_with(l.as_str()) || port.starts_with(l.as_str()))
+        };
+        let taken: std::collections::BTreeSet<&str> =
+            card_of_slot.values().map(|f| f.bdf.as_str()).collect();
+        let candidates: Vec<&FunctionReport> = audit
+            .functions
+            .iter()
+            .filter(|f| is_card(f) && card_slot(f) == Some(n) && !taken.contains(f.bdf.as_str()))
+            .collect();
+        let pick = candidates
+            .iter()
+            .find(|f| !s.def.locator.is_empty() && under(f, &s.def.locator))
+            .or_else(|| candidates.iter().find(|f| under(f, &rc_locator)))
+            .or(candidates.first());
+        if let Some(f) = pick {
+            card_of_slot.insert(slot_id.clone(), f);
+        }
+    }
+    let claimed: std::collections::BTreeSet<String> =
+        card_of_slot.values().map(|f| f.bdf.clone()).collect();
     for (rc_id, &rc) in &plan.root_complexes {
         let def = &plan.rc_defs[rc_id];
         let positions = positions(plan, rc);
@@ -326,7 +384,7 @@ pub fn diff_in(plan: &Plan, audit: &Audit, catalog: Option<&Catalog>) -> Diff {
                 }
             }
         }
-        endpoints.retain(|e| !used_cards.contains(&e.bdf));
+        endpoints.retain(|e| !used_cards.contains(&e.bdf) && !claimed.contains(&e.bdf));
         // Bays with a slot number take their port by that number (anywhere on the host);
         // the others take the remaining ports of the root complex in address order.
         let by_slot = |n: u32| -> Option<&FunctionReport> {
@@ -451,26 +509,18 @@ pub fn diff_in(plan: &Plan, audit: &Audit, catalog: Option<&Catalog>) -> Diff {
                     };
                     let planned_rate = rate_above(t, *card);
                     // By slot number where the platform gives one, else by class.
-                    let by_number = slot_number.and_then(|n| {
-                        endpoints.iter().position(|f| {
-                            f.slot_number == Some(n)
-                                || f.parent
-                                    .as_deref()
-                                    .and_then(|p| audit.function(p))
-                                    .is_some_and(|p| p.slot_number == Some(n))
-                                || card_top(audit, f).is_some_and(|p| p.slot_number == Some(n))
-                        })
-                    });
-                    let (idx, method) = match by_number {
-                        Some(i) => (Some(i), MatchMethod::PhysicalSlot),
-                        None => (
-                            endpoints
+                    // By physical slot number where the platform gives one (anywhere on the
+                    // host), else by class among the root complex's cards.
+                    let numbered = slot_number.and(card_of_slot.get(slot).copied());
+                    let (found, method) = match numbered {
+                        Some(f) => (Some(f), MatchMethod::PhysicalSlot),
+                        None => {
+                            let idx = endpoints
                                 .iter()
-                                .position(|f| classes_match(class, device_class(class_code(f)))),
-                            MatchMethod::DeviceClass,
-                        ),
+                                .position(|f| classes_match(class, device_class(class_code(f))));
+                            (idx.map(|i| endpoints.remove(i)), MatchMethod::DeviceClass)
+                        }
                     };
-                    let found = idx.map(|i| endpoints.remove(i));
                     if let Some(f) = found {
                         used_cards.insert(f.bdf.clone());
                     }
@@ -595,6 +645,53 @@ pub fn diff_in(plan: &Plan, audit: &Audit, catalog: Option<&Catalog>) -> Diff {
                     empty_slots.join(", ")
                 ));
             }
+            entries.push(e);
+        }
+    }
+    // Cards in physical slots the platform does not model: reported, wherever they are.
+    let bay_numbers: std::collections::BTreeSet<u32> = plan
+        .bays
+        .keys()
+        .filter_map(|&b| bay_slot_number(plan, b))
+        .collect();
+    let matched_tops: std::collections::BTreeSet<String> = used_cards
+        .iter()
+        .filter_map(|b| audit.function(b))
+        .filter_map(|c| card_top(audit, c))
+        .map(|p| p.bdf.clone())
+        .collect();
+    // Only where the platform numbers its slots: a platform without numbers says nothing
+    // about which slot a number is.
+    for f in audit
+        .functions
+        .iter()
+        .filter(|f| is_card(f) && !planned_numbers.is_empty())
+    {
+        let Some(n) = card_slot(f) else { continue };
+        if bay_numbers.contains(&n)
+            || claimed.contains(&f.bdf)
+            || used_cards.contains(&f.bdf)
+            || card_top(audit, f).is_some_and(|p| matched_tops.contains(&p.bdf))
+        {
+            continue;
+        }
+        let modelled = planned_numbers.contains(&n);
+        let note = if modelled {
+            format!(" (in physical slot {n}, planned empty)")
+        } else {
+            format!(" (in physical slot {n}, which the platform does not model)")
+        };
+        if let Some(e) = entries
+            .iter_mut()
+            .find(|e| e.bdf.as_deref() == Some(f.bdf.as_str()))
+        {
+            if !modelled && let Some(p) = e.problems.first_mut() {
+                p.push_str(&note);
+            }
+        } else {
+            let mut e = unexpected(audit, f, None, catalog);
+            e.method = MatchMethod::PhysicalSlot;
+            e.problems[0].push_str(&note);
             entries.push(e);
         }
     }
@@ -980,8 +1077,19 @@ fn judge(
         ));
     }
     if let (Some(r), Some(l)) = (rate, f.link) {
-        let slow = l.speed.is_some_and(|g| g < r.generation);
-        let narrow = l.width > 0 && l.width < r.width;
+        // Downtrained only below what both ends support (the device's own maximum and its
+        // port's): a chip whose own maximum is Gen2 x2 runs at its maximum in a Gen3 x16
+        // slot, and an x16 card on an x8 root port at x8 is where the platform is wrong.
+        let own = f.expected.or(f.link_max);
+        let want_gen = own
+            .and_then(|m| m.speed)
+            .map_or(r.generation, |g| g.min(r.generation));
+        let want_width = own
+            .map(|m| m.width)
+            .filter(|&w| w > 0)
+            .map_or(r.width, |w| w.min(r.width));
+        let slow = l.speed.is_some_and(|g| g < want_gen);
+        let narrow = l.width > 0 && l.width < want_width;
         if l.is_down() {
             e.status = DiffStatus::Missing;
             e.problems.push("present but its link is down".into());

@@ -158,6 +158,11 @@ code_table! {
     LINK_MISSING = "LP0342", "link-missing", "note", "a Redfish link inside the tree whose resource is not in it (the dump left it out)";
     CURRENT_LINK_ONLY = "LP0343", "current-link-only", "note", "the source gives current link speeds only (hwloc): a downtrain cannot be judged without the maximum";
     NO_BUS_NUMBERS = "LP0344", "no-bus-numbers", "note", "the source gives no PCI addresses for its devices: the bus tree is unknown, devices are listed by slot";
+    PLATFORM_LACKS_SLOT = "LP0350", "platform-lacks-slot", "warning", "against the platform: the host reports a physical slot (or a card in one) that no slot or bay of the platform has; names the platform file to correct";
+    SLOT_WIRED_ELSEWHERE = "LP0351", "slot-wired-elsewhere", "warning", "against the platform: a physical slot on another root port or width than every variant allows; names the platform line to correct";
+    NUMA_UNEXPLAINED = "LP0352", "numa-unexplained", "warning", "against the platform: a root complex's NUMA node that no value of the platform's NUMA setting (NPS) explains; names the platform line";
+    ONBOARD_UNMODELLED = "LP0353", "onboard-unmodelled", "warning", "against the platform: an onboard device (no physical slot) below a root port no root complex of the platform locates";
+    NO_VARIANT = "LP0354", "no-variant", "warning", "against the platform: no value of an option (riser, front, NPS) matches the host";
     WRITE_NOT_ALLOWED = "LP0401", "write-not-allowed", "refusal", "the workload writes and --write was not given";
     DEVICE_NOT_NAMED = "LP0402", "device-not-named", "refusal", "writing to a block device not named with --destroy-data-on";
     MOUNTED = "LP0403", "mounted", "refusal", "the device or one of its partitions has a mounted filesystem";

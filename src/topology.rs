@@ -33,6 +33,9 @@ pub enum Confidence {
     Inferred,
     /// Read off a live host.
     Measured,
+    /// Confirmed by a real capture of the model (named in `source`, beside the source the
+    /// value first came from): the best confidence.
+    Confirmed,
 }
 
 impl Confidence {

@@ -26,6 +26,10 @@ pub struct AuditArgs {
     /// downtrained, wrong socket, wrong part).
     #[arg(long, value_name = "BUILD.toml")]
     pub against: Option<PathBuf>,
+    /// Hold the host against this platform: which variant (risers, front, NPS) it
+    /// matches, and where it contradicts the platform file (LP0350-LP0354).
+    #[arg(long, value_name = "ID")]
+    pub platform: Option<String>,
     /// List every empty port with its slot number (the text otherwise summarises them per
     /// switch or root bus; the JSON always lists them in `empty_ports`).
     #[arg(long, short = 'v')]
@@ -49,7 +53,18 @@ pub fn run(args: AuditArgs, catalog: &super::plan::CatalogArgs) -> miette::Resul
     let src = args.host.source_or_live();
     // A pci.ids named by the user: missing or bad is an error, not a fallback.
     let mut audit = host::source::audit(&src, args.host.pci_ids.as_deref(), opts)?;
-    let diff = super::plan::against(catalog, args.against.as_deref(), &mut audit)?;
+    let variant = if args.platform.is_some() {
+        let cat = catalog.load()?;
+        laneplan::variant::recognise(&cat, args.platform.as_deref(), &audit)
+            .map_err(|e| miette!("{e}"))?
+    } else {
+        None
+    };
+    let chosen = variant.as_ref().map(|v| v.chosen()).unwrap_or_default();
+    if let Some(v) = variant {
+        laneplan::variant::apply(&mut audit, v);
+    }
+    let diff = super::plan::against(catalog, args.against.as_deref(), &mut audit, &chosen)?;
     if let Some(p) = &args.prometheus {
         laneplan::outfile::write(p, render::prometheus(&audit).as_bytes())
             .into_diagnostic()
@@ -62,6 +77,10 @@ pub fn run(args: AuditArgs, catalog: &super::plan::CatalogArgs) -> miette::Resul
     } else {
         let term = super::term();
         let mut s = render::text_in(&audit, args.verbose, &term);
+        if let Some(v) = &audit.variant {
+            s.push('\n');
+            s.push_str(&term.wrap(&laneplan::variant::render(v)));
+        }
         if let Some(d) = &diff {
             s.push('\n');
             s.push_str(&term.wrap(&laneplan::against::render_in(d, &term)));

@@ -85,7 +85,18 @@ pub fn bays(args: &BaysArgs, cat: &CatalogArgs) -> Result<ExitCode> {
         }
         plan::check_build_file(&catalog, Path::new(target)).map_err(|e| e.into_report())?
     } else {
-        super::plan::platform_report(&catalog, target, &args.options)?
+        // Options not given take the variant the host matches (front, risers, NPS).
+        let mut options = args.options.clone();
+        if let Some(a) = &audit
+            && let Some(p) = catalog.platform(target)
+        {
+            for (k, v) in laneplan::variant::match_platform(p, a).chosen() {
+                if !options.iter().any(|(ok, _)| ok == &k) {
+                    options.push((k, v));
+                }
+            }
+        }
+        super::plan::platform_report(&catalog, target, &options)?
     };
     let mut layout = BayLayout::from_report(&report, &catalog);
     if let Some(audit) = &audit {

@@ -169,12 +169,24 @@ pub fn against(
     cat: &CatalogArgs,
     build: Option<&std::path::Path>,
     audit: &mut laneplan::host::audit::Audit,
+    variant: &[(String, String)],
 ) -> Result<Option<laneplan::against::Diff>> {
     let Some(build) = build else {
         return Ok(None);
     };
     let catalog = cat.load()?;
-    let report = plan::check_build_file(&catalog, build).map_err(|e| e.into_report())?;
+    let (mut file, source) = plan::load_build(build).map_err(miette::Report::new)?;
+    // Options the build leaves open take the variant the host matches (riser, front, NPS).
+    let same_platform = audit.variant.as_ref().map(|v| v.platform.as_str())
+        == Some(file.platform.get_ref().as_str());
+    if same_platform {
+        for (k, v) in variant {
+            file.options
+                .entry(k.clone())
+                .or_insert_with(|| toml::Spanned::new(0..0, v.clone()));
+        }
+    }
+    let report = plan::check_build(&catalog, &file, source).map_err(|e| e.into_report())?;
     let diff = laneplan::against::diff_in(&report.plan, audit, Some(&catalog));
     laneplan::against::apply(audit, &diff);
     Ok(Some(diff))

@@ -156,6 +156,9 @@ pub struct Audit {
     pub empty_ports: Vec<EmptyPort>,
     /// Per-bay comparison with a plan (`--against`); empty without one.
     pub bays: Vec<crate::against::DiffEntry>,
+    /// The platform variant the host matches (`--platform`, or the DMI product name).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub variant: Option<crate::variant::VariantMatch>,
     pub findings: Vec<Finding>,
     /// Slots, devices and drives as a chassis-level source (Redfish) describes them; absent
     /// for sources without one (sysfs, lspci, hwloc).
@@ -481,6 +484,7 @@ pub fn audit(
         subsystems: scan.subsystems.clone(),
         empty_ports,
         bays: Vec::new(),
+        variant: None,
         findings,
         tree,
         topology,

@@ -482,13 +482,22 @@ fn mark_platform(
             kind[i] = FnKind::Platform;
         }
     }
-    // Internal root ports: a root port device (bus:dev) one of whose ports leads only to
-    // platform functions; its other ports' endpoints are the chipset's too (AMD FCH SATA).
+    // Internal root ports: a root port device (bus:dev) that also holds a host bridge
+    // function (AMD's internal GPP bridges sit beside a dummy host bridge) and one of whose
+    // ports leads only to platform functions; its other ports' endpoints are the chipset's
+    // too (AMD FCH SATA). A device number shared with a port to platform functions alone
+    // proves nothing: an Intel PCH's root ports 00:1c.0 (a real 4-port LOM below) and
+    // 00:1c.4 (the BMC below) share one, with no host bridge beside them.
+    let host_bridge_devices: BTreeSet<_> = (0..n)
+        .filter(|&i| parent[i].is_none() && funcs[i].class.map(|c| c >> 8) == Some(0x0600))
+        .map(|i| funcs[i].bdf().device_key())
+        .collect();
     let mut internal_port_devices = BTreeSet::new();
     for i in 0..n {
         if kind[i] == FnKind::RootPort
             && !children[i].is_empty()
             && children[i].iter().all(|&c| kind[c] == FnKind::Platform)
+            && host_bridge_devices.contains(&funcs[i].bdf().device_key())
         {
             internal_port_devices.insert(funcs[i].bdf().device_key());
         }

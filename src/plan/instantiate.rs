@@ -395,13 +395,25 @@ impl<'a> Builder<'a> {
     pub fn sockets(&mut self) -> Result<(), InternalError> {
         let def = self.def;
         for s in &def.sockets {
+            // A host setting (NPS) renumbers the socket's NUMA nodes.
+            let numa_nodes = def
+                .options
+                .iter()
+                .filter_map(|o| {
+                    let v = self.chosen.get(o.key.get_ref())?;
+                    o.choices.iter().find(|c| c.value.get_ref() == v)
+                })
+                .flat_map(|c| c.numa.iter())
+                .find(|n| n.socket.get_ref() == s.id.get_ref())
+                .map(|n| n.nodes.clone())
+                .unwrap_or_else(|| s.numa_nodes.clone());
             let mut n = Node::new(
                 s.id.get_ref().clone(),
                 s.label.clone(),
                 NodeKind::Socket {
                     index: s.index,
                     lanes: *s.lanes.get_ref(),
-                    numa_nodes: s.numa_nodes.clone(),
+                    numa_nodes,
                 },
             );
             n.confidence = s.confidence;
@@ -435,12 +447,30 @@ impl<'a> Builder<'a> {
             let Some(&sock) = self.sockets.get(r.socket.get_ref()) else {
                 continue;
             };
+            // Under a host setting (NPS) that numbers the socket otherwise, the root
+            // complex's node is the socket's one node, or unknown among several.
+            let setting = self
+                .def
+                .options
+                .iter()
+                .filter_map(|o| {
+                    let v = self.chosen.get(o.key.get_ref())?;
+                    o.choices.iter().find(|c| c.value.get_ref() == v)
+                })
+                .flat_map(|c| c.numa.iter())
+                .find(|n| n.socket.get_ref() == r.socket.get_ref());
+            let numa_node = match setting {
+                Some(s) if r.numa_node.is_some_and(|n| !s.nodes.contains(&n)) => {
+                    (s.nodes.len() == 1).then(|| s.nodes[0])
+                }
+                _ => r.numa_node,
+            };
             let mut n = Node::new(
                 r.id.get_ref().clone(),
                 r.label.clone(),
                 NodeKind::RootComplex {
                     lanes: *r.lanes.get_ref(),
-                    numa_node: r.numa_node,
+                    numa_node,
                     generation: r.generation.get_ref().pcie(),
                 },
             );

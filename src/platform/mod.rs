@@ -819,6 +819,9 @@ fn validate_platform(def: &PlatformFile, file: &SourceFile) -> Result<(), InputE
             for r in &c.reserves {
                 refer(r, &all_slots, "slot", &mut errors);
             }
+            for n in &c.numa {
+                refer(&n.socket, &sockets, "socket", &mut errors);
+            }
         }
     }
     for rule in &def.card_rules {

@@ -273,6 +273,11 @@ pub struct SlotDef {
     /// `Physical Slot: N`, the Slot Capabilities' number), where a real host shows it.
     #[serde(default)]
     pub slot_number: Option<S<u32>>,
+    /// The slot's own root port(s) within its root complex (`0000:00:03.1`), where the
+    /// root complex holds several: what tells two places that share a physical slot
+    /// number apart (a slot and the integrated PERC on the same x16 block).
+    #[serde(default)]
+    pub locator: Vec<String>,
     #[serde(default)]
     pub confidence: Confidence,
     #[serde(default)]
@@ -436,8 +441,22 @@ pub struct OptionDef {
     pub key: S<String>,
     pub label: String,
     pub default: S<String>,
+    /// A host setting (EPYC NPS, L3-as-NUMA): it renumbers NUMA nodes and rewires nothing.
+    /// The audit tells its value from the nodes the host reports.
+    #[serde(default)]
+    pub setting: bool,
     #[serde(rename = "choice")]
     pub choices: Vec<ChoiceDef>,
+}
+
+/// Under a host setting's choice: the NUMA nodes the root complexes of a socket report
+/// (`socket = "cpu2"`, `nodes = [1]` under NPS1). A socket the choice does not name keeps
+/// the platform's `numa_nodes` and each root complex its `numa_node`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NumaDef {
+    pub socket: S<String>,
+    pub nodes: Vec<u32>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -459,6 +478,9 @@ pub struct ChoiceDef {
     /// Sets the backplane and cable generation of every NVMe bay group (a backplane kit).
     #[serde(default)]
     pub nvme_path_gen: Option<S<Generation>>,
+    /// A host setting's NUMA numbering, per socket.
+    #[serde(default)]
+    pub numa: Vec<NumaDef>,
     #[serde(default)]
     pub confidence: Confidence,
     #[serde(default)]

@@ -307,9 +307,28 @@ fn host_bays_show_downtrained_missing_and_not_visible_in_text_json_and_svg() {
 
 #[test]
 fn host_bays_without_a_build_list_every_nvme_drive() {
-    // The platform comes from the capture's DMI name; its default front has no NVMe bays,
-    // so all eleven drives are listed as placed in no bay, none dropped.
+    // The platform comes from the capture's DMI name and its front from the drives the host
+    // shows behind the extender cards in Slots 1, 4 and 8 (#24): front=12nvme-12sas, every
+    // drive in a bay.
     let text = run_ok(&["bays", "--sysfs-root", SYNTH, "--ascii"]);
+    assert!(
+        text.starts_with("Dell EMC PowerEdge R740xd (front=12nvme-12sas)"),
+        "{text}"
+    );
+    assert!(!text.contains("NVMe drives in no bay"), "{text}");
+    let v: serde_json::Value =
+        serde_json::from_str(&run_ok(&["bays", "--sysfs-root", SYNTH, "--json"])).unwrap();
+    assert_eq!(v["host"]["unplaced"].as_array().unwrap().len(), 0);
+    // A front named on the command line wins: the default front has no NVMe bays, so all
+    // eleven drives are listed as placed in no bay, none dropped.
+    let text = run_ok(&[
+        "bays",
+        "--sysfs-root",
+        SYNTH,
+        "--ascii",
+        "-o",
+        "front=24-sas",
+    ]);
     assert!(text.contains("NVMe drives in no bay (11):"), "{text}");
     for bdf in [
         "0000:5e:00.0",
@@ -326,8 +345,15 @@ fn host_bays_without_a_build_list_every_nvme_drive() {
     ] {
         assert!(text.contains(&format!("    {bdf} Micron_9300")), "{bdf}");
     }
-    let v: serde_json::Value =
-        serde_json::from_str(&run_ok(&["bays", "--sysfs-root", SYNTH, "--json"])).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&run_ok(&[
+        "bays",
+        "--sysfs-root",
+        SYNTH,
+        "--json",
+        "-o",
+        "front=24-sas",
+    ]))
+    .unwrap();
     assert_eq!(v["platform"], "r740xd");
     assert_eq!(v["host"]["unplaced"].as_array().unwrap().len(), 11);
 }

@@ -41,3 +41,4 @@ mod system;
 mod term_width;
 mod toml_props;
 mod validation;
+mod variants;

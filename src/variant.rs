@@ -1,0 +1,995 @@
+//! Which variant of a platform a host is, and where the host contradicts the platform file.
+//!
+//! A platform's options (`[[option]]`) are its factory variants (risers, fronts) and host
+//! settings (`setting = true`: EPYC NPS, which renumbers NUMA nodes and rewires nothing).
+//! The host's evidence:
+//! * every physical slot number it reports (lspci `Physical Slot:` on a port or a device,
+//!   Slot Capabilities `Slot #`, sysfs `slots/*/address`; on EPYC the dummy host bridge of a
+//!   hidden, empty port reports its slot too) and the root port that carries it;
+//! * the NUMA node each root complex's functions report.
+//!
+//! Each choice is scored by the slots and bay ports it places where the host has them (a
+//! slot on a port under the root complex's `locator`, at its electrical width) and, for a
+//! setting, by the root complexes whose NUMA node it explains. A port narrower than its slot
+//! may be one of the slot's bifurcated ports; one wider contradicts it. Per option the choice with
+//! the most evidence and no contradiction wins; ties keep the default. What no choice allows
+//! is a finding (LP0350-LP0354), located at the platform file's line to correct, with the
+//! host's side and the platform's side as data.
+
+use crate::finding::{Finding, Location, Subject, code};
+use crate::host::audit::{Audit, FunctionReport};
+use crate::host::tree::FnKind;
+use crate::platform::schema::{
+    BayGroupDef, ChoiceDef, PlatformFile, RootComplexDef, SlotDef, Via, parse_bay_list,
+};
+use crate::platform::{Platform, span};
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// How the host told a function's physical slot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SlotEvidence {
+    /// `Physical Slot:` (lspci) or `slots/*/address` (sysfs) on the port itself.
+    PhysicalSlotOnPort,
+    /// `Physical Slot:` on the device below the port.
+    PhysicalSlotOnDevice,
+    /// The port's Slot Capabilities (`SltCap ... Slot #N`).
+    SlotCapabilities,
+    /// A host bridge function at the hidden port's device number (EPYC hides an empty
+    /// slot's root port; its dummy host bridge keeps the slot number).
+    HostBridge,
+}
+
+/// A physical slot number the host reports, with the function that stands for its port.
+#[derive(Debug, Clone, Serialize)]
+pub struct HostSlot {
+    pub slot_number: u32,
+    /// The port (or the host bridge of a hidden port).
+    pub bdf: String,
+    pub by: SlotEvidence,
+    /// The port's maximum link width, where it has a link.
+    pub width: Option<u8>,
+    pub numa_node: Option<u32>,
+    /// A device below the port (the card), if any.
+    pub device: Option<String>,
+}
+
+/// The platform's side of a place: the definition, where it is in the file.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PlatformSide {
+    pub file: String,
+    pub line: usize,
+    /// The slot, bay group or root complex id (a bay group: its `bays` list).
+    pub id: String,
+    /// The option value that defines it (`riser1=1B`), or none for the base platform.
+    pub variant: Option<String>,
+    pub root_complex: Option<String>,
+    pub locator: Vec<String>,
+    pub width: Option<u8>,
+    pub numa_nodes: Vec<u32>,
+}
+
+/// One contradiction: the host's side and every platform definition it was held against.
+#[derive(Debug, Clone, Serialize)]
+pub struct Contradiction {
+    pub code: &'static str,
+    pub host: HostSlotSide,
+    pub platform: Vec<PlatformSide>,
+}
+
+/// The host's side of a contradiction.
+#[derive(Debug, Clone, Serialize)]
+pub struct HostSlotSide {
+    pub bdf: String,
+    pub slot_number: Option<u32>,
+    pub width: Option<u8>,
+    pub numa_node: Option<u32>,
+    pub device: Option<String>,
+}
+
+/// How one choice of an option fares against the host.
+#[derive(Debug, Clone, Serialize)]
+pub struct ChoiceScore {
+    pub value: String,
+    /// Places and root complexes it puts where the host has them.
+    pub matched: usize,
+    /// Places and root complexes where the host shows otherwise.
+    pub contradicted: usize,
+}
+
+/// The value of one option the host matches.
+#[derive(Debug, Clone, Serialize)]
+pub struct OptionMatch {
+    pub key: String,
+    /// The matched choice; `None` when every choice is contradicted.
+    pub value: Option<String>,
+    /// Whether the value was told by evidence (else the default, nothing contradicting it).
+    pub evidence: bool,
+    /// A host setting (NPS), not a wiring.
+    pub setting: bool,
+    pub choices: Vec<ChoiceScore>,
+}
+
+/// Where one reported physical slot landed.
+#[derive(Debug, Clone, Serialize)]
+pub struct PlaceMatch {
+    #[serde(flatten)]
+    pub host: HostSlot,
+    /// `slot1`, `Bay 3` (bay groups by index), or none.
+    pub place: Option<String>,
+    pub status: PlaceStatus,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PlaceStatus {
+    /// On the root port and at the width the matched variant gives it.
+    Ok,
+    /// The platform has the slot number, but on another root port or width.
+    Contradicted,
+    /// No slot or bay of the platform has this number.
+    Unmodelled,
+}
+
+/// The audit's answer to "which variant is this host".
+#[derive(Debug, Clone, Serialize)]
+pub struct VariantMatch {
+    pub platform: String,
+    pub file: String,
+    pub options: Vec<OptionMatch>,
+    /// Places and root complexes the matched variant explains, of all with evidence.
+    pub matched: usize,
+    pub total: usize,
+    pub places: Vec<PlaceMatch>,
+    pub contradictions: Vec<Contradiction>,
+    #[serde(skip)]
+    pub findings: Vec<Finding>,
+}
+
+impl VariantMatch {
+    /// `key=value` of every matched option, for a build's `[options]`.
+    pub fn chosen(&self) -> Vec<(String, String)> {
+        self.options
+            .iter()
+            .filter_map(|o| Some((o.key.clone(), o.value.clone()?)))
+            .collect()
+    }
+
+    /// `r740xd: riser1=1B, front=24-sas, matched by 9 of 9 slots and ports`.
+    pub fn summary(&self) -> String {
+        let opts: Vec<String> = self
+            .options
+            .iter()
+            .map(|o| match &o.value {
+                Some(v) if o.evidence => format!("{}={v}", o.key),
+                Some(v) => format!("{}={v} (default, no evidence)", o.key),
+                None => format!("{}: no value matches", o.key),
+            })
+            .collect();
+        let opts = if opts.is_empty() {
+            "no options".to_string()
+        } else {
+            opts.join(", ")
+        };
+        format!(
+            "{}: {opts}, matched by {} of {} slots, ports and NUMA nodes",
+            self.platform, self.matched, self.total
+        )
+    }
+}
+
+/// The physical slot numbers the host reports, one entry per (number, port); a real port
+/// wins over the host bridge of a hidden one, and a number on a device names its port.
+pub fn host_slots(audit: &Audit) -> Vec<HostSlot> {
+    let mut out: BTreeMap<(u32, String), HostSlot> = BTreeMap::new();
+    for f in &audit.functions {
+        let Some(n) = f.slot_number else { continue };
+        let (port, by) = match f.kind {
+            FnKind::RootPort | FnKind::SwitchPort | FnKind::Bridge => {
+                let by = if f.slot.as_deref().and_then(|s| s.trim().parse::<u32>().ok()) == Some(n)
+                {
+                    SlotEvidence::PhysicalSlotOnPort
+                } else {
+                    SlotEvidence::SlotCapabilities
+                };
+                (f, by)
+            }
+            FnKind::Device => match f.parent.as_deref().and_then(|p| audit.function(p)) {
+                Some(p) if p.kind.is_port() => (p, SlotEvidence::PhysicalSlotOnDevice),
+                _ => (f, SlotEvidence::PhysicalSlotOnDevice),
+            },
+            FnKind::Platform if is_host_bridge(f) => (f, SlotEvidence::HostBridge),
+            _ => continue,
+        };
+        let device = audit
+            .functions
+            .iter()
+            .find(|k| k.parent.as_deref() == Some(port.bdf.as_str()) && k.kind == FnKind::Device)
+            .map(|k| k.bdf.clone());
+        let entry = HostSlot {
+            slot_number: n,
+            bdf: port.bdf.clone(),
+            by,
+            width: port.link_max.map(|l| l.width).filter(|&w| w > 0),
+            numa_node: port.numa_node,
+            device,
+        };
+        out.entry((n, port.bdf.clone()))
+            .and_modify(|e| e.by = e.by.min(by))
+            .or_insert(entry);
+    }
+    // A hidden port's host bridge only where no real port reports the number on that device.
+    let real: BTreeSet<(u32, String)> = out
+        .values()
+        .filter(|s| s.by != SlotEvidence::HostBridge)
+        .map(|s| (s.slot_number, device_prefix(&s.bdf).to_string()))
+        .collect();
+    out.into_values()
+        .filter(|s| {
+            s.by != SlotEvidence::HostBridge
+                || !real.contains(&(s.slot_number, device_prefix(&s.bdf).to_string()))
+        })
+        .collect()
+}
+
+/// The slot of a kernel slot name the kernel made unique for another port of the same
+/// physical slot (`1-2`: slot 1, its second port).
+fn kernel_slot_of(f: &FunctionReport) -> Option<u32> {
+    let (n, k) = f.slot.as_deref()?.split_once('-')?;
+    k.parse::<u32>().ok()?;
+    n.parse().ok()
+}
+
+fn is_host_bridge(f: &FunctionReport) -> bool {
+    f.class.as_deref().is_some_and(|c| c.starts_with("0x0600"))
+}
+
+/// `0000:80:03` of `0000:80:03.1`.
+fn device_prefix(bdf: &str) -> &str {
+    bdf.rsplit_once('.').map_or(bdf, |(d, _)| d)
+}
+
+/// Whether a live function sits under one of the locators (a bus or address prefix); the
+/// host bridge of a hidden port matches a locator of a port on its device.
+fn located(bdf: &str, by: SlotEvidence, locator: &[String]) -> bool {
+    locator.iter().any(|l| {
+        bdf.starts_with(l.as_str())
+            || (by == SlotEvidence::HostBridge
+                && l.len() == bdf.len()
+                && device_prefix(l) == device_prefix(bdf))
+    })
+}
+
+struct Def<'a> {
+    slot: &'a SlotDef,
+    variant: Option<(usize, usize)>,
+}
+
+/// Matches the host against `platform`: the value of each option, every reported slot
+/// placed or contradicted, NUMA nodes explained or not.
+pub fn match_platform(platform: &Platform, audit: &Audit) -> VariantMatch {
+    let def = &platform.def;
+    let file = platform.file.name.clone();
+    let line_of = |r: std::ops::Range<usize>| platform.file.line_col(r.start).0;
+    let slots = host_slots(audit);
+    // Every slot definition with its variant (base: None).
+    let mut slot_defs: Vec<Def> = def
+        .slots
+        .iter()
+        .map(|s| Def {
+            slot: s,
+            variant: None,
+        })
+        .collect();
+    for (oi, o) in def.options.iter().enumerate() {
+        for (ci, c) in o.choices.iter().enumerate() {
+            slot_defs.extend(c.slots.iter().map(|s| Def {
+                slot: s,
+                variant: Some((oi, ci)),
+            }));
+        }
+    }
+    let variant_name = |v: Option<(usize, usize)>| {
+        v.map(|(oi, ci)| {
+            format!(
+                "{}={}",
+                def.options[oi].key.get_ref(),
+                def.options[oi].choices[ci].value.get_ref()
+            )
+        })
+    };
+    let rc = |id: &str| def.root_complexes.iter().find(|r| r.id.get_ref() == id);
+    let side = |d: &Def| -> PlatformSide {
+        let r = rc(d.slot.root_complex.get_ref());
+        PlatformSide {
+            file: file.clone(),
+            line: line_of(span(&d.slot.root_complex)),
+            id: d.slot.id.get_ref().clone(),
+            variant: variant_name(d.variant),
+            root_complex: Some(d.slot.root_complex.get_ref().clone()),
+            locator: r.map(|r| r.locator.clone()).unwrap_or_default(),
+            width: Some(d.slot.electrical.get_ref().get()),
+            numa_nodes: r.and_then(|r| r.numa_node).into_iter().collect(),
+        }
+    };
+    let fits = |d: &Def, h: &HostSlot| -> bool {
+        let Some(r) = rc(d.slot.root_complex.get_ref()) else {
+            return false;
+        };
+        let locator = if d.slot.locator.is_empty() {
+            &r.locator
+        } else {
+            &d.slot.locator
+        };
+        // A port narrower than the slot may be one of its bifurcated ports (an NVMe
+        // extender's x4 ports, the kernel names them `1`, `1-1`, ...); wider is not the slot.
+        let electrical = d.slot.electrical.get_ref().get();
+        located(&h.bdf, h.by, locator) && h.width.is_none_or(|w| w <= electrical)
+    };
+    let bay_numbers = |g: &BayGroupDef| -> Vec<u32> {
+        g.slot_numbers
+            .as_ref()
+            .and_then(|n| parse_bay_list(n.get_ref()).ok())
+            .map(|v| v.into_iter().map(u32::from).collect())
+            .unwrap_or_default()
+    };
+    let numa_of_rc = observed_numa(def, audit);
+
+    // Score every choice.
+    let mut options = Vec::new();
+    let mut chosen: BTreeMap<usize, usize> = BTreeMap::new();
+    for (oi, o) in def.options.iter().enumerate() {
+        let mut scores = Vec::new();
+        for (ci, c) in o.choices.iter().enumerate() {
+            let (m, x) = score_choice(
+                def,
+                c,
+                &slots,
+                &slot_defs,
+                (oi, ci),
+                &fits,
+                &bay_numbers,
+                &numa_of_rc,
+                audit,
+            );
+            scores.push(ChoiceScore {
+                value: c.value.get_ref().clone(),
+                matched: m,
+                contradicted: x,
+            });
+        }
+        let default = o
+            .choices
+            .iter()
+            .position(|c| c.value.get_ref() == o.default.get_ref())
+            .unwrap_or(0);
+        let best = scores
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.contradicted == 0)
+            .max_by_key(|(i, s)| (s.matched, *i == default))
+            .map(|(i, _)| i);
+        let evidence = best.is_some_and(|i| scores[i].matched > 0);
+        if let Some(i) = best {
+            chosen.insert(oi, i);
+        }
+        options.push(OptionMatch {
+            key: o.key.get_ref().clone(),
+            value: best.map(|i| scores[i].value.clone()),
+            evidence,
+            setting: o.setting,
+            choices: scores,
+        });
+    }
+    let active = |v: Option<(usize, usize)>| match v {
+        None => true,
+        Some((oi, ci)) => chosen.get(&oi) == Some(&ci),
+    };
+
+    // Place every reported slot.
+    let mut places = Vec::new();
+    let mut contradictions = Vec::new();
+    let mut findings = Vec::new();
+    let mut matched = 0;
+    let mut total = 0;
+    let all_bay_numbers: BTreeMap<u32, String> = def
+        .bays
+        .iter()
+        .chain(
+            def.options
+                .iter()
+                .flat_map(|o| o.choices.iter().flat_map(|c| c.bays.iter())),
+        )
+        .flat_map(|g| {
+            let bays = parse_bay_list(g.bays.get_ref()).unwrap_or_default();
+            bay_numbers(g)
+                .into_iter()
+                .zip(bays)
+                .map(|(n, b)| (n, format!("Bay {b}")))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    for h in &slots {
+        let host_side = HostSlotSide {
+            bdf: h.bdf.clone(),
+            slot_number: Some(h.slot_number),
+            width: h.width,
+            numa_node: h.numa_node,
+            device: h.device.clone(),
+        };
+        let same_number: Vec<&Def> = slot_defs
+            .iter()
+            .filter(|d| d.slot.slot_number.as_ref().map(|n| *n.get_ref()) == Some(h.slot_number))
+            .collect();
+        let holds_nvme = h
+            .device
+            .as_deref()
+            .and_then(|d| audit.function(d))
+            .is_some_and(|d| d.class.as_deref().is_some_and(|c| c.starts_with("0x0108")));
+        if same_number.is_empty() {
+            // An NVMe drive's own slot number is a bay's: where the platform numbers no bay,
+            // it says nothing either way.
+            if holds_nvme && all_bay_numbers.is_empty() {
+                continue;
+            }
+            if let Some(bay) = all_bay_numbers.get(&h.slot_number) {
+                total += 1;
+                matched += 1;
+                places.push(PlaceMatch {
+                    host: h.clone(),
+                    place: Some(bay.clone()),
+                    status: PlaceStatus::Ok,
+                });
+                continue;
+            }
+            total += 1;
+            places.push(PlaceMatch {
+                host: h.clone(),
+                place: None,
+                status: PlaceStatus::Unmodelled,
+            });
+            let line = def.slots.last().map(|s| line_of(span(&s.id))).unwrap_or(1);
+            let what = match &h.device {
+                Some(d) => format!(", holding {}", device_name(audit, d)),
+                None => String::from(", empty"),
+            };
+            findings.push(
+                Finding::warning(
+                    code::PLATFORM_LACKS_SLOT.code,
+                    format!(
+                        "the host reports physical slot {} at {}{what}; {} has no slot or bay with that number",
+                        h.slot_number, h.bdf, def.name
+                    ),
+                )
+                .with_help(format!(
+                    "add a [[slot]] with `slot_number = {}` on the root complex whose locator holds {} to {file}, citing the capture",
+                    h.slot_number, h.bdf
+                ))
+                .about(Subject::Device { bdf: h.bdf.clone() })
+                .at(file_loc(&file, line)),
+            );
+            contradictions.push(Contradiction {
+                code: code::PLATFORM_LACKS_SLOT.code,
+                host: host_side,
+                platform: Vec::new(),
+            });
+            continue;
+        }
+        total += 1;
+        // A place without a slot number of its own on this very port (an integrated PERC
+        // sharing the slot's number) explains it too.
+        let own_port = slot_defs.iter().find(|d| {
+            d.slot.slot_number.is_none()
+                && !d.slot.locator.is_empty()
+                && active(d.variant)
+                && fits(d, h)
+        });
+        let hit = same_number
+            .iter()
+            .copied()
+            .filter(|d| active(d.variant))
+            .find(|d| fits(d, h))
+            .or_else(|| same_number.iter().copied().find(|d| fits(d, h)))
+            .or(own_port);
+        match hit {
+            Some(d) => {
+                matched += 1;
+                places.push(PlaceMatch {
+                    host: h.clone(),
+                    place: Some(d.slot.id.get_ref().clone()),
+                    status: PlaceStatus::Ok,
+                });
+            }
+            None => {
+                places.push(PlaceMatch {
+                    host: h.clone(),
+                    place: same_number.first().map(|d| d.slot.id.get_ref().clone()),
+                    status: PlaceStatus::Contradicted,
+                });
+                let sides: Vec<PlatformSide> = same_number.iter().map(|d| side(d)).collect();
+                let first = &sides[0];
+                let allowed: Vec<String> = sides
+                    .iter()
+                    .map(|s| {
+                        format!(
+                            "{}{} on {} ({}) x{}",
+                            s.id,
+                            s.variant
+                                .as_deref()
+                                .map(|v| format!(" [{v}]"))
+                                .unwrap_or_default(),
+                            s.root_complex.clone().unwrap_or_default(),
+                            s.locator.join(", "),
+                            s.width.unwrap_or(0)
+                        )
+                    })
+                    .collect();
+                findings.push(
+                    Finding::warning(
+                        code::SLOT_WIRED_ELSEWHERE.code,
+                        format!(
+                            "physical slot {} is on {}{}{}; every variant of {} puts it elsewhere: {}",
+                            h.slot_number,
+                            h.bdf,
+                            h.width.map(|w| format!(" x{w}")).unwrap_or_default(),
+                            h.numa_node
+                                .map(|n| format!(", NUMA node {n}"))
+                                .unwrap_or_default(),
+                            def.id.get_ref(),
+                            allowed.join("; ")
+                        ),
+                    )
+                    .with_help(format!(
+                        "correct the slot's root complex and width at {file}:{} (or add the variant), citing the capture",
+                        first.line
+                    ))
+                    .about(Subject::Slot {
+                        id: first.id.clone(),
+                    })
+                    .at(file_loc(&file, first.line)),
+                );
+                contradictions.push(Contradiction {
+                    code: code::SLOT_WIRED_ELSEWHERE.code,
+                    host: host_side,
+                    platform: sides,
+                });
+            }
+        }
+    }
+
+    // NUMA nodes per root complex under the matched settings.
+    for r in &def.root_complexes {
+        let Some(seen) = numa_of_rc.get(r.id.get_ref()) else {
+            continue;
+        };
+        total += 1;
+        let allowed = allowed_numa(def, r.id.get_ref(), &chosen);
+        if allowed.is_empty() || seen.iter().all(|n| allowed.contains(n)) {
+            matched += 1;
+            continue;
+        }
+        let line = line_of(span(&r.id));
+        let settings: Vec<&str> = def
+            .options
+            .iter()
+            .filter(|o| o.setting)
+            .map(|o| o.key.get_ref().as_str())
+            .collect();
+        let seen_s: Vec<String> = seen.iter().map(|n| n.to_string()).collect();
+        let allowed_s: Vec<String> = allowed.iter().map(|n| n.to_string()).collect();
+        findings.push(
+            Finding::warning(
+                code::NUMA_UNEXPLAINED.code,
+                format!(
+                    "{} ({}) reports NUMA node {}; {} gives it {}{}",
+                    r.id.get_ref(),
+                    r.locator.join(", "),
+                    seen_s.join(", "),
+                    def.id.get_ref(),
+                    allowed_s.join(", "),
+                    if settings.is_empty() {
+                        " and has no NUMA setting (NPS) that renumbers it".to_string()
+                    } else {
+                        format!(" under every value of {}", settings.join(", "))
+                    }
+                ),
+            )
+            .with_help(format!(
+                "correct `numa_node` of the root complex at {file}:{line} or add the host setting's value, citing the capture"
+            ))
+            .about(Subject::RootComplex {
+                id: r.id.get_ref().clone(),
+            })
+            .at(file_loc(&file, line)),
+        );
+        contradictions.push(Contradiction {
+            code: code::NUMA_UNEXPLAINED.code,
+            host: HostSlotSide {
+                bdf: r.locator.first().cloned().unwrap_or_default(),
+                slot_number: None,
+                width: None,
+                numa_node: seen.iter().next().copied(),
+                device: None,
+            },
+            platform: vec![PlatformSide {
+                file: file.clone(),
+                line,
+                id: r.id.get_ref().clone(),
+                variant: None,
+                root_complex: Some(r.id.get_ref().clone()),
+                locator: r.locator.clone(),
+                width: Some(*r.lanes.get_ref() as u8),
+                numa_nodes: allowed,
+            }],
+        });
+    }
+
+    // Onboard devices below root ports no root complex of the platform locates.
+    let all_locators: Vec<&String> = def.root_complexes.iter().flat_map(|r| &r.locator).collect();
+    for f in audit
+        .functions
+        .iter()
+        .filter(|f| f.kind == FnKind::Device && f.bdf.ends_with(".0") && f.parent.is_some())
+    {
+        let top = top_port(audit, f);
+        let Some(top) = top else { continue };
+        let in_slot = std::iter::successors(Some(f), |x| {
+            x.parent.as_deref().and_then(|p| audit.function(p))
+        })
+        .take(64)
+        .any(|x| x.slot_number.is_some());
+        if in_slot
+            || all_locators
+                .iter()
+                .any(|l| f.bdf.starts_with(l.as_str()) || top.bdf.starts_with(l.as_str()))
+        {
+            continue;
+        }
+        total += 1;
+        let line = def
+            .builtins
+            .last()
+            .map(|b| line_of(span(&b.id)))
+            .or_else(|| def.root_complexes.last().map(|r| line_of(span(&r.id))))
+            .unwrap_or(1);
+        findings.push(
+            Finding::warning(
+                code::ONBOARD_UNMODELLED.code,
+                format!(
+                    "{} at {} (below root port {}, no physical slot) is onboard where {} has no root complex or built-in",
+                    device_name(audit, &f.bdf),
+                    f.bdf,
+                    top.bdf,
+                    def.id.get_ref()
+                ),
+            )
+            .with_help(format!(
+                "add a [[root_complex]] with `locator = [\"{}\"]` and a [[builtin]] to {file} near line {line}, citing the capture",
+                top.bdf
+            ))
+            .about(Subject::Device { bdf: f.bdf.clone() })
+            .at(file_loc(&file, line)),
+        );
+        contradictions.push(Contradiction {
+            code: code::ONBOARD_UNMODELLED.code,
+            host: HostSlotSide {
+                bdf: f.bdf.clone(),
+                slot_number: None,
+                width: f.link_max.map(|l| l.width),
+                numa_node: f.numa_node,
+                device: Some(f.bdf.clone()),
+            },
+            platform: Vec::new(),
+        });
+    }
+
+    for o in &options {
+        if o.value.is_none() {
+            let line = def
+                .options
+                .iter()
+                .find(|d| d.key.get_ref() == &o.key)
+                .map(|d| line_of(span(&d.key)))
+                .unwrap_or(1);
+            let scores: Vec<String> = o
+                .choices
+                .iter()
+                .map(|c| format!("{} ({} contradicted)", c.value, c.contradicted))
+                .collect();
+            findings.push(
+                Finding::warning(
+                    code::NO_VARIANT.code,
+                    format!(
+                        "no value of option `{}` matches the host: {}",
+                        o.key,
+                        scores.join(", ")
+                    ),
+                )
+                .with_help(format!(
+                    "add the host's variant as a choice at {file}:{line}, citing the capture"
+                ))
+                .at(file_loc(&file, line)),
+            );
+        }
+    }
+    VariantMatch {
+        platform: def.id.get_ref().clone(),
+        file,
+        options,
+        matched,
+        total,
+        places,
+        contradictions,
+        findings,
+    }
+}
+
+fn file_loc(file: &str, line: usize) -> Location {
+    Location {
+        file: Some(file.to_string()),
+        line: Some(line),
+        column: Some(1),
+        node: None,
+    }
+}
+
+fn device_name(audit: &Audit, bdf: &str) -> String {
+    audit
+        .function(bdf)
+        .map(|f| format!("{} [{}]", f.name, f.ids))
+        .unwrap_or_else(|| bdf.to_string())
+}
+
+/// The topmost port above a function (its root port).
+fn top_port<'a>(audit: &'a Audit, f: &FunctionReport) -> Option<&'a FunctionReport> {
+    std::iter::successors(f.parent.as_deref().and_then(|p| audit.function(p)), |x| {
+        x.parent.as_deref().and_then(|p| audit.function(p))
+    })
+    .take(64)
+    .filter(|x| x.kind.is_port())
+    .last()
+}
+
+/// The NUMA nodes the host's functions report under each root complex's locators (ports
+/// and devices, not the CPU's own functions).
+fn observed_numa(def: &PlatformFile, audit: &Audit) -> BTreeMap<String, BTreeSet<u32>> {
+    let mut out: BTreeMap<String, BTreeSet<u32>> = BTreeMap::new();
+    for r in &def.root_complexes {
+        for f in audit.functions.iter().filter(|f| {
+            f.kind != FnKind::Platform && r.locator.iter().any(|l| f.bdf.starts_with(l.as_str()))
+        }) {
+            if let Some(n) = f.numa_node {
+                out.entry(r.id.get_ref().clone()).or_default().insert(n);
+            }
+        }
+    }
+    out
+}
+
+/// The NUMA nodes a root complex may report under the chosen settings.
+fn allowed_numa(def: &PlatformFile, rc: &str, chosen: &BTreeMap<usize, usize>) -> Vec<u32> {
+    let Some(r) = def.root_complexes.iter().find(|r| r.id.get_ref() == rc) else {
+        return Vec::new();
+    };
+    let choice = def
+        .options
+        .iter()
+        .enumerate()
+        .filter_map(|(oi, o)| chosen.get(&oi).map(|&ci| &o.choices[ci]))
+        .find(|c| {
+            c.numa
+                .iter()
+                .any(|n| n.socket.get_ref() == r.socket.get_ref())
+        });
+    allowed_under(def, r, choice)
+}
+
+/// The NUMA nodes a root complex may report under a setting's choice (or none): the
+/// choice's nodes for its socket, narrowed to the root complex's own `numa_node` when that
+/// is one of them (NPS4 numbers each quadrant); else its `numa_node`, else its socket's.
+fn allowed_under(def: &PlatformFile, r: &RootComplexDef, choice: Option<&ChoiceDef>) -> Vec<u32> {
+    if let Some(n) = choice.and_then(|c| {
+        c.numa
+            .iter()
+            .find(|n| n.socket.get_ref() == r.socket.get_ref())
+    }) {
+        return match r.numa_node {
+            Some(own) if n.nodes.contains(&own) => vec![own],
+            _ => n.nodes.clone(),
+        };
+    }
+    match r.numa_node {
+        Some(n) => vec![n],
+        None => def
+            .sockets
+            .iter()
+            .find(|s| s.id.get_ref() == r.socket.get_ref())
+            .map(|s| s.numa_nodes.clone())
+            .unwrap_or_default(),
+    }
+}
+
+/// (matched, contradicted) evidence for one choice.
+#[allow(clippy::too_many_arguments)]
+fn score_choice(
+    def: &PlatformFile,
+    c: &ChoiceDef,
+    slots: &[HostSlot],
+    slot_defs: &[Def],
+    me: (usize, usize),
+    fits: &dyn Fn(&Def, &HostSlot) -> bool,
+    bay_numbers: &dyn Fn(&BayGroupDef) -> Vec<u32>,
+    numa_of_rc: &BTreeMap<String, BTreeSet<u32>>,
+    audit: &Audit,
+) -> (usize, usize) {
+    let mut m = 0;
+    let mut x = 0;
+    for d in slot_defs.iter().filter(|d| d.variant == Some(me)) {
+        let Some(n) = d.slot.slot_number.as_ref().map(|n| *n.get_ref()) else {
+            continue;
+        };
+        let on_host: Vec<&HostSlot> = slots.iter().filter(|h| h.slot_number == n).collect();
+        if on_host.is_empty() {
+            continue;
+        }
+        if on_host.iter().any(|h| fits(d, h)) {
+            m += 1;
+        } else {
+            x += 1;
+        }
+    }
+    for g in &c.bays {
+        let numbers = bay_numbers(g);
+        m += slots
+            .iter()
+            .filter(|h| numbers.contains(&h.slot_number))
+            .count();
+        // NVMe through an extender card in a numbered slot: the drives the host shows
+        // in that slot.
+        if g.via == Via::Card
+            && let Some(n) = slot_defs
+                .iter()
+                .find(|d| d.slot.id.get_ref() == g.to.get_ref())
+                .and_then(|d| d.slot.slot_number.as_ref().map(|n| *n.get_ref()))
+        {
+            m += audit
+                .functions
+                .iter()
+                .filter(|f| {
+                    f.class.as_deref().is_some_and(|c| c.starts_with("0x0108"))
+                        && std::iter::successors(Some(*f), |x| {
+                            x.parent.as_deref().and_then(|p| audit.function(p))
+                        })
+                        .take(64)
+                        .any(|x| x.slot_number == Some(n) || kernel_slot_of(x) == Some(n))
+                })
+                .count();
+        }
+        // NVMe cabled straight to a root complex whose ports hold a storage controller
+        // (a front PERC where the NVMe cables would be): this front is not the host's.
+        if g.via == Via::Direct
+            && let Some(r) = def
+                .root_complexes
+                .iter()
+                .find(|r| r.id.get_ref() == g.to.get_ref())
+            && audit.functions.iter().any(|f| {
+                f.kind == FnKind::Device
+                    && f.class
+                        .as_deref()
+                        .is_some_and(|c| c.starts_with("0x0104") || c.starts_with("0x0107"))
+                    && r.locator.iter().any(|l| {
+                        f.bdf.starts_with(l.as_str())
+                            || f.parent
+                                .as_deref()
+                                .is_some_and(|p| p.starts_with(l.as_str()))
+                    })
+            })
+        {
+            x += 1;
+        }
+    }
+    if !c.numa.is_empty() {
+        for r in &def.root_complexes {
+            let Some(seen) = numa_of_rc.get(r.id.get_ref()) else {
+                continue;
+            };
+            if !c
+                .numa
+                .iter()
+                .any(|n| n.socket.get_ref() == r.socket.get_ref())
+            {
+                continue;
+            }
+            let allowed = allowed_under(def, r, Some(c));
+            if seen.iter().all(|s| allowed.contains(s)) {
+                m += 1;
+            } else {
+                x += 1;
+            }
+        }
+    }
+    (m, x)
+}
+
+/// The platform to hold a host against: the one named (an unknown id is an error, with the
+/// known ones), else the one the host's DMI product name names, else none.
+pub fn recognise(
+    catalog: &crate::platform::Catalog,
+    named: Option<&str>,
+    audit: &Audit,
+) -> Result<Option<VariantMatch>, String> {
+    let id = match named {
+        Some(id) => {
+            if catalog.platform(id).is_none() {
+                return Err(format!(
+                    "unknown platform `{id}`; {}",
+                    crate::suggest::help_with(
+                        id,
+                        catalog.platforms.keys().map(String::as_str),
+                        &format!(
+                            "expected one of: {}",
+                            catalog
+                                .platforms
+                                .keys()
+                                .map(|k| format!("`{k}`"))
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ),
+                    )
+                ));
+            }
+            id.to_string()
+        }
+        None => match crate::host::platform_of(audit, catalog) {
+            Some(id) => id,
+            None => return Ok(None),
+        },
+    };
+    Ok(catalog.platform(&id).map(|p| match_platform(p, audit)))
+}
+
+/// Adds the match and its findings to the audit.
+pub fn apply(audit: &mut Audit, m: VariantMatch) {
+    audit.findings.extend(m.findings.iter().cloned());
+    audit.variant = Some(m);
+}
+
+/// The match as text: the summary line, then each reported slot and where it landed.
+pub fn render(m: &VariantMatch) -> String {
+    let mut out = format!("Platform {}\n", m.summary());
+    for p in &m.places {
+        let by = match p.host.by {
+            SlotEvidence::PhysicalSlotOnPort => "Physical Slot on the port",
+            SlotEvidence::PhysicalSlotOnDevice => "Physical Slot on the device",
+            SlotEvidence::SlotCapabilities => "Slot Capabilities",
+            SlotEvidence::HostBridge => "host bridge of a hidden port",
+        };
+        let status = match p.status {
+            PlaceStatus::Ok => format!("= {}", p.place.clone().unwrap_or_default()),
+            PlaceStatus::Contradicted => format!(
+                "contradicts {} (another root port or width)",
+                p.place.clone().unwrap_or_default()
+            ),
+            PlaceStatus::Unmodelled => "not in the platform".to_string(),
+        };
+        // Bays are many: only the slots get a line each.
+        if p.place.as_deref().is_some_and(|s| s.starts_with("Bay ")) && p.status == PlaceStatus::Ok
+        {
+            continue;
+        }
+        out.push_str(&format!(
+            "  physical slot {} at {} ({by}): {status}\n",
+            p.host.slot_number, p.host.bdf
+        ));
+    }
+    let bays = m
+        .places
+        .iter()
+        .filter(|p| p.place.as_deref().is_some_and(|s| s.starts_with("Bay ")))
+        .count();
+    if bays > 0 {
+        out.push_str(&format!("  {bays} bay ports by physical slot number\n"));
+    }
+    out
+}
