@@ -78,6 +78,8 @@ pub enum Subject {
     RootComplex { id: String },
     /// A CPU socket, by index (0-based).
     Socket { index: u8 },
+    /// Lines of the finding's input file (1-based, ascending).
+    InputLines { lines: Vec<usize> },
 }
 
 /// One entry of the code table: every code the program can emit is declared here once
@@ -145,6 +147,7 @@ code_table! {
     WRONG_SOCKET = "LP0323", "wrong-socket", "error", "against a plan: found on another NUMA node than the plan's socket";
     WRONG_PART = "LP0324", "wrong-part", "error", "against a plan: a different part (by PCI vendor, device and subsystem ids, or drive model)";
     NOT_LOCATED = "LP0325", "not-located", "note", "against a plan: a root complex without a locator, its positions not compared";
+    STRAY_BYTES = "LP0330", "stray-bytes", "warning", "control characters or invalid UTF-8 inside a text input (raw VPD bytes in an lspci dump) replaced by U+FFFD; the rest was read";
     WRITE_NOT_ALLOWED = "LP0401", "write-not-allowed", "refusal", "the workload writes and --write was not given";
     DEVICE_NOT_NAMED = "LP0402", "device-not-named", "refusal", "writing to a block device not named with --destroy-data-on";
     MOUNTED = "LP0403", "mounted", "refusal", "the device or one of its partitions has a mounted filesystem";

@@ -11,6 +11,7 @@ pub mod bays;
 pub mod finding;
 pub mod flow;
 pub mod host;
+pub mod input;
 pub mod learn;
 pub mod outfile;
 pub mod pcie;
