@@ -104,3 +104,191 @@ fn item11_a_dump_with_nul_bytes_in_vpd_lines_is_read_and_the_bytes_reported() {
         "{err}"
     );
 }
+
+fn mkfifo(p: &Path) {
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        p,
+        rustix::fs::FileType::Fifo,
+        rustix::fs::Mode::from_raw_mode(0o644),
+        0,
+    )
+    .unwrap();
+}
+
+fn is_fifo(p: &Path) -> bool {
+    use std::os::unix::fs::FileTypeExt;
+    std::fs::symlink_metadata(p).unwrap().file_type().is_fifo()
+}
+
+fn mode(p: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(p).unwrap().permissions().mode() & 0o7777
+}
+
+/// Runs the binary under `umask`, with `out` appended as its last argument.
+fn under_umask(umask: &str, args: &[&str], out: &Path) -> (Option<i32>, String) {
+    let bin = assert_cmd::cargo::cargo_bin("laneplan");
+    let o = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("umask {umask}; exec \"$@\""))
+        .arg("sh")
+        .arg(bin)
+        .args(args)
+        .arg(out)
+        .output()
+        .unwrap();
+    (
+        o.status.code(),
+        String::from_utf8_lossy(&o.stderr).to_string(),
+    )
+}
+
+/// Item 3 and the output-file rule: every command that writes a named file (`place -o`,
+/// `dot -o`, `bays --svg`, `audit --prometheus`, `gather`) refuses a FIFO untouched (exit 2,
+/// no hang), replaces a symlink's target and keeps the link, and makes new files 0666 less
+/// the umask (0644 under 022, 0640 under 027); no temp file is left beside them.
+#[test]
+fn item3_every_named_output_follows_the_one_rule() {
+    let root = crate::common::fixtures().join("sysfs/r740xd-12nvme");
+    let root = root.to_str().unwrap().to_string();
+    let place: &[&str] = &[
+        "place",
+        "r7415",
+        "--part",
+        "perc-h740p-mini",
+        "--part",
+        "samsung-pm1725a-1.6tb=4",
+        "--option",
+        "front=12nvme-12sas",
+        "-o",
+    ];
+    let dot: &[&str] = &["dot", "r740xd", "-o"];
+    let svg: &[&str] = &["bays", "r740xd", "--svg"];
+    let prom: &[&str] = &["audit", "--sysfs-root", &root, "--prometheus"];
+    let gather: &[&str] = &["gather", "--sysfs-root", &root];
+    for args in [place, dot, svg, prom, gather] {
+        let t = tempfile::tempdir().unwrap();
+        let fifo = t.path().join("out");
+        mkfifo(&fifo);
+        let (code, err) = under_umask("022", args, &fifo);
+        assert_eq!(code, Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("is a FIFO: refusing to replace it"),
+            "{args:?}: {err}"
+        );
+        assert!(is_fifo(&fifo), "{args:?}");
+        let new = t.path().join("new");
+        let (code, err) = under_umask("022", args, &new);
+        assert!(code.is_some_and(|c| c <= 1), "{args:?}: {err}");
+        assert_eq!(mode(&new), 0o644, "{args:?}");
+        let private = t.path().join("private");
+        under_umask("027", args, &private);
+        assert_eq!(mode(&private), 0o640, "{args:?}");
+        // A symlink: its target is replaced, the link stays a link.
+        let real = t.path().join("real");
+        std::fs::write(&real, "old").unwrap();
+        let link = t.path().join("link");
+        std::os::unix::fs::symlink("real", &link).unwrap();
+        under_umask("022", args, &link);
+        assert!(
+            std::fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_ne!(std::fs::read(&real).unwrap(), b"old", "{args:?}");
+        let mut names: Vec<String> = std::fs::read_dir(t.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["link", "new", "out", "private", "real"], "{args:?}");
+    }
+}
+
+/// The set writer (`man --dir`, and `learn -o`'s): only inside the named directory (a
+/// symlinked or FIFO entry is refused, not followed, and nothing is written), a missing
+/// directory appears whole, new files and the directory get the umask's modes, and a
+/// refusal leaves no file and no staging directory.
+#[test]
+fn item2_a_set_of_files_is_written_whole_inside_its_directory_only() {
+    use laneplan::outfile::{Existing, write_set};
+    let t = tempfile::tempdir().unwrap();
+    let victim = t.path().join("victim");
+    std::fs::write(&victim, "keep").unwrap();
+    // man --dir into a directory with a symlinked page: refused, the victim untouched.
+    let man = t.path().join("man");
+    std::fs::create_dir(&man).unwrap();
+    std::os::unix::fs::symlink("../victim", man.join("laneplan-check.1")).unwrap();
+    let (code, err) = under_umask("022", &["man", "--dir"], &man);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("laneplan-check.1 is a symlink: refusing to replace or follow it"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(&victim).unwrap(), b"keep");
+    assert_eq!(
+        std::fs::read_dir(&man).unwrap().count(),
+        1,
+        "nothing else written"
+    );
+    // A missing directory: made whole, 0755 and 0644 under umask 022.
+    let fresh = t.path().join("fresh");
+    let (code, err) = under_umask("022", &["man", "--dir"], &fresh);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(mode(&fresh), 0o755);
+    assert_eq!(mode(&fresh.join("laneplan.1")), 0o644);
+    assert_eq!(std::fs::read_dir(&fresh).unwrap().count(), 15);
+    // Again into the existing directory: replaced, no staging directory left.
+    let (code, err) = under_umask("022", &["man", "--dir"], &fresh);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(std::fs::read_dir(&fresh).unwrap().count(), 15);
+    // The library: Refuse keeps an existing file and writes none of the set.
+    let d = t.path().join("set");
+    std::fs::create_dir(&d).unwrap();
+    std::fs::write(d.join("b.toml"), "mine").unwrap();
+    let files: &[(&str, &[u8])] = &[("a.toml", b"a"), ("b.toml", b"b")];
+    let e = write_set(&d, files, Existing::Refuse).unwrap_err();
+    assert!(
+        e.to_string()
+            .ends_with("b.toml exists: refusing to replace it"),
+        "{e}"
+    );
+    let names: Vec<_> = std::fs::read_dir(&d)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, ["b.toml"]);
+    let fifo = d.join("c.toml");
+    mkfifo(&fifo);
+    let e = write_set(&d, &[("a.toml", b"a"), ("c.toml", b"c")], Existing::Replace).unwrap_err();
+    assert!(e.to_string().contains("c.toml is a FIFO: refusing"), "{e}");
+    assert!(is_fifo(&fifo));
+    assert!(!d.join("a.toml").exists());
+    // Names are one plain component: a path is never built from them.
+    for bad in ["", "../x", "/abs", "a/b", ".hidden", "x\ny", ".."] {
+        let e = write_set(&d, &[(bad, b"x")], Existing::Replace).unwrap_err();
+        assert!(
+            e.to_string().starts_with("output file name"),
+            "{bad:?}: {e}"
+        );
+    }
+    assert!(write_set(&d, &[("a", b"1"), ("a", b"2")], Existing::Replace).is_err());
+    // Written: both files, the replaced one keeps its mode.
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(d.join("b.toml"), std::fs::Permissions::from_mode(0o600)).unwrap();
+    let got = write_set(&d, files, Existing::Replace).unwrap();
+    assert_eq!(got, [d.join("a.toml"), d.join("b.toml")]);
+    assert_eq!(std::fs::read(d.join("b.toml")).unwrap(), b"b");
+    assert_eq!(mode(&d.join("b.toml")), 0o600);
+    let mut names: Vec<String> = std::fs::read_dir(&d)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["a.toml", "b.toml", "c.toml"]);
+    // The set's directory does not exist and its parent has a file of that name: refused.
+    let e = write_set(&victim, files, Existing::Replace).unwrap_err();
+    assert!(e.to_string().contains("not a directory"), "{e}");
+}
