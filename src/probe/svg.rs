@@ -107,10 +107,7 @@ pub fn title(report: &super::results::ProbeReport) -> String {
 }
 
 fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
+    crate::render::escape::xml(s).into_owned()
 }
 
 /// Renders the sweep of one or more devices. Only the rate-limited points are drawn as the

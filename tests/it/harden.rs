@@ -292,3 +292,138 @@ fn item2_a_set_of_files_is_written_whole_inside_its_directory_only() {
     let e = write_set(&victim, files, Existing::Replace).unwrap_err();
     assert!(e.to_string().contains("not a directory"), "{e}");
 }
+
+/// The control characters item 6 names (ESC with an OSC title and a screen clear, BEL, DEL,
+/// the C1 CSI), as TOML escapes and as they read.
+const NASTY_TOML: &str = r"\u001b]0;pwned\u0007\u001b[2J\u007f\u009b";
+const NASTY: &str = "\u{1b}]0;pwned\u{7}\u{1b}[2J\u{7f}\u{9b}";
+const NASTY_SHOWN: &str = r"\u{1b}]0;pwned\u{7}\u{1b}[2J\u{7f}\u{9b}";
+
+/// No control character but line feed (and tab) in `s`.
+fn no_controls(what: &str, s: &str) {
+    let bad: Vec<char> = s
+        .chars()
+        .filter(|c| c.is_control() && !matches!(c, '\n' | '\t'))
+        .collect();
+    assert!(bad.is_empty(), "{what}: raw {bad:?} in:\n{s}");
+}
+
+/// The other-vendor fixture platform copied with control characters in the platform name,
+/// a slot kind's label and a part's name (as `learn` stored them before issue 18).
+fn nasty_platform_dir() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
+    let t = tempfile::tempdir().unwrap();
+    let src = crate::common::fixtures().join("platforms");
+    let dir = t.path().join("p");
+    std::fs::create_dir(&dir).unwrap();
+    let plat = std::fs::read_to_string(src.join("other-vendor/acme-g1u.toml")).unwrap();
+    let plat = plat
+        .replace(
+            "name = \"Acme G1U generic 1U\"",
+            &format!("name = \"Acme {NASTY_TOML} G1U\""),
+        )
+        .replace(
+            "label = \"OCP NIC\"",
+            &format!("label = \"OCP {NASTY_TOML} NIC\""),
+        );
+    std::fs::write(dir.join("acme-g1u.toml"), plat).unwrap();
+    let parts = std::fs::read_to_string(src.join("other-vendor/acme-parts.toml")).unwrap();
+    let parts = parts.replace(
+        "name = \"Acme OCP NIC 2 x 25GbE\"",
+        &format!("name = \"Acme {NASTY_TOML} NIC\""),
+    );
+    std::fs::write(dir.join("acme-parts.toml"), parts).unwrap();
+    let build = t.path().join("build.toml");
+    std::fs::copy(src.join("other-vendor-build.toml"), &build).unwrap();
+    (t, dir, build)
+}
+
+/// Item 6 (outside learn): control characters in platform, slot kind and part names, and in
+/// pci.ids device names, are escaped on the terminal by `platforms`, `show`, `check`, `parts`
+/// and `audit` (shown as `\u{1b}`), in `bays --svg` (the file parses with roxmltree and
+/// renders with rsvg-convert) and in `dot` (graphviz reads it).
+#[test]
+fn item6_control_characters_in_names_never_reach_the_output_raw() {
+    let (t, dir, build) = nasty_platform_dir();
+    let run = |args: &[&str]| {
+        let out = laneplan()
+            .arg("--platform-dir")
+            .arg(&dir)
+            .args(args)
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8(out.stdout).unwrap(),
+            String::from_utf8_lossy(&out.stderr).to_string(),
+        )
+    };
+    let b = build.to_str().unwrap();
+    for args in [
+        &["platforms", "--wide"][..],
+        &["show", "acme-g1u", "--wide"],
+        &["check", b, "--wide"],
+        &["parts", "--wide"],
+        &["bays", b, "--wide"],
+    ] {
+        let (code, out, err) = run(args);
+        assert!(code.is_some_and(|c| c <= 1), "{args:?}: {err}");
+        no_controls(&format!("{args:?}"), &out);
+        assert!(out.contains(NASTY_SHOWN), "{args:?}:\n{out}");
+    }
+    // JSON keeps the real characters, escaped as JSON does.
+    let (_, out, _) = run(&["platforms", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(out.contains(r"\u001b]0;pwned\u0007"), "{out}");
+    assert!(v.to_string().contains("pwned"));
+    // SVG: parses, renders.
+    let svg = t.path().join("bays.svg");
+    let (code, _, err) = run(&["bays", b, "--svg", svg.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{err}");
+    let text = std::fs::read_to_string(&svg).unwrap();
+    no_controls("bays --svg", &text);
+    roxmltree::Document::parse(&text).unwrap_or_else(|e| panic!("{e}:\n{text}"));
+    assert!(text.contains(NASTY_SHOWN), "{text}");
+    let png = t.path().join("bays.png");
+    let r = std::process::Command::new("rsvg-convert")
+        .arg(&svg)
+        .arg("-o")
+        .arg(&png)
+        .output()
+        .expect("rsvg-convert is installed (librsvg2-bin)");
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    // DOT: graphviz reads it; the name is in it visibly.
+    let (code, out, err) = run(&["dot", b]);
+    assert!(code.is_some_and(|c| c <= 1), "{err}");
+    no_controls("dot", &out);
+    let r = std::process::Command::new("dot")
+        .arg("-Tsvg")
+        .arg("-o")
+        .arg(t.path().join("g.svg"))
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut c| {
+            use std::io::Write;
+            c.stdin.take().unwrap().write_all(out.as_bytes())?;
+            c.wait_with_output()
+        })
+        .expect("graphviz dot is installed");
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    // audit: a pci.ids whose vendor name carries them.
+    let ids = std::fs::read_to_string(crate::common::fixtures().join("pci.ids")).unwrap();
+    let ids = ids.replace("Micron Technology Inc", &format!("Micron{NASTY}"));
+    let ids_path = t.path().join("pci.ids");
+    std::fs::write(&ids_path, ids).unwrap();
+    let root = crate::common::fixtures().join("sysfs/r740xd-12nvme");
+    let out = laneplan()
+        .arg("audit")
+        .arg("--wide")
+        .arg("--sysfs-root")
+        .arg(&root)
+        .arg("--pci-ids")
+        .arg(&ids_path)
+        .output()
+        .unwrap();
+    let out = String::from_utf8(out.stdout).unwrap();
+    no_controls("audit", &out);
+    assert!(out.contains(&format!("Micron{NASTY_SHOWN}")), "{out}");
+}
