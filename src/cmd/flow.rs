@@ -109,8 +109,12 @@ fn load_build(cat: &CatalogArgs, path: &Path) -> Result<Report> {
 
 pub fn flow(args: &FlowArgs, cat: &CatalogArgs) -> Result<ExitCode> {
     let report = load_build(cat, &args.build)?;
-    let (f, found) =
+    let (f, flow_found) =
         flow::analyze_plan(&report.plan, &args.opts.options()?).map_err(|e| miette!("{e}"))?;
+    // The build's own findings first (what `check` reports): a device the plan could not
+    // place is never dropped without a word, and an error exits 1 as `check` does.
+    let mut found = report.findings.clone();
+    found.extend(flow_found);
     if args.json {
         let v = json::flow_document(&report, &f, &found);
         println!("{}", serde_json::to_string_pretty(&v).into_diagnostic()?);
@@ -145,6 +149,14 @@ pub fn dot(args: &DotArgs, cat: &CatalogArgs) -> Result<ExitCode> {
         Some(path) => laneplan::outfile::write(path, text.as_bytes())
             .map_err(|e| miette!("cannot write {}: {e}", path.display()))?,
         None => print!("{text}"),
+    }
+    // The graph is drawn; what `check` rejects is said on stderr and exits 1.
+    if has_errors(&report.findings) {
+        eprint!(
+            "{}",
+            super::term().wrap(&text::findings(&report.findings, None))
+        );
+        return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -427,3 +427,75 @@ fn item6_control_characters_in_names_never_reach_the_output_raw() {
     no_controls("audit", &out);
     assert!(out.contains(&format!("Micron{NASTY_SHOWN}")), "{out}");
 }
+
+/// Item 9: `flow`, `dot` and `bays` on a build `check` rejects exit 1 as `check` does, with
+/// the same findings (text, JSON), and still render; the drive that did not fit is named.
+#[test]
+fn item9_renders_of_a_rejected_build_exit_1_with_checks_findings() {
+    let build = "examples/wrong/nvme-in-sas-bay.toml";
+    let codes = |v: &serde_json::Value| -> Vec<String> {
+        v["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["code"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let check = laneplan()
+        .args(["check", build, "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(check.status.code(), Some(1));
+    let check: serde_json::Value = serde_json::from_slice(&check.stdout).unwrap();
+    assert_eq!(codes(&check), ["LP0103"]);
+    let want = "error[LP0103]: bay 3 takes SAS/SATA drives; Micron 9300 PRO 3.84 TB U.2 is NVMe";
+    // flow: text and JSON carry check's finding.
+    let out = laneplan().args(["flow", build]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains(want), "{text}");
+    assert!(
+        text.contains("No device with a performance spec in scope."),
+        "{text}"
+    );
+    let out = laneplan().args(["flow", build, "--json"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(codes(&v), ["LP0103"]);
+    assert_eq!(v["findings"][0], check["findings"][0]);
+    // dot: the graph on stdout, the finding on stderr.
+    let out = laneplan().args(["dot", build]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("digraph"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains(want));
+    // bays: the picture, then the finding; with --json the finding on stderr.
+    let out = laneplan().args(["bays", build]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stdout).contains(want));
+    let out = laneplan().args(["bays", build, "--json"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains(want));
+    // A build check accepts still exits 0 everywhere.
+    let good = "examples/r740xd-12nvme-micron9300.toml";
+    for cmd in ["flow", "dot", "bays"] {
+        let out = laneplan().args([cmd, good]).output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{cmd}");
+    }
+}
+
+/// Item 10: `bays --svg - --json` is refused before anything is written to stdout.
+#[test]
+fn item10_bays_svg_stdout_and_json_conflict_before_writing() {
+    let out = laneplan()
+        .args(["bays", "r740xd", "--svg", "-", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        out.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--json and --svg - both want stdout"));
+}
