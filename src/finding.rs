@@ -167,6 +167,7 @@ code_table! {
     STALLED = "LP0417", "stalled", "error", "I/Os still outstanding after the drain grace (stalled device)";
     URING_PUNTS = "LP0418", "uring-punts", "note", "io_uring punts every I/O to one kernel worker: the thread engine runs instead";
     NOT_VERIFIED = "LP0419", "not-verified", "refusal", "--mapped on a capture: a write, or I/O on a node not verified on the live host";
+    CURVE_NO_MAXIMUM = "LP0420", "curve-no-maximum", "error", "--curve: the maximum run measured 0 IOPS, so no step could be offered";
 }
 
 /// The table entry of a code string, if it is one.

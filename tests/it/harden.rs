@@ -499,3 +499,162 @@ fn item10_bays_svg_stdout_and_json_conflict_before_writing() {
     );
     assert!(String::from_utf8_lossy(&out.stderr).contains("--json and --svg - both want stdout"));
 }
+
+fn probe_cmd() -> std::process::Command {
+    std::process::Command::new(assert_cmd::cargo::cargo_bin("laneplan"))
+}
+
+/// Item 8: a low --rate run is measured over its wall time: one I/O in a 1 s run is 1 IOPS
+/// (it had been 763: one I/O over its own latency).
+#[test]
+fn item8_low_rate_iops_are_measured_over_the_runs_wall_time() {
+    let d = tempfile::tempdir().unwrap();
+    let img = d.path().join("r.img");
+    crate::probe_common::random_file(&img, 1 << 20);
+    for engine in ["sync", "io_uring"] {
+        let out = probe_cmd()
+            .args(["probe", "--rate", "0.05", "--runtime", "1s", "--ramp", "0"])
+            .args(["--json", "--engine", engine])
+            .arg(&img)
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let dev = &v["devices"][0];
+        assert_eq!(dev["ios"], 1, "{engine}");
+        assert_eq!(dev["seconds"], 1.0, "{engine}");
+        assert_eq!(dev["iops"], 1.0, "{engine}");
+    }
+}
+
+/// Item 7: Ctrl-C during a `--curve --svg` sweep on a file the run created with `--size`:
+/// exit 130, the SVG says it is partial, and the created file is removed (it had been kept
+/// unless the interrupt came during the prefill).
+#[test]
+fn item7_an_interrupted_curve_marks_its_svg_and_removes_the_created_file() {
+    let d = tempfile::tempdir().unwrap();
+    let img = d.path().join("new.img");
+    let svg = d.path().join("curve.svg");
+    let child = probe_cmd()
+        .args([
+            "probe",
+            "--curve",
+            "--size",
+            "4m",
+            "--runtime",
+            "300ms",
+            "--ramp",
+            "0",
+        ])
+        .arg("--svg")
+        .arg(&svg)
+        .arg("--json")
+        .arg(&img)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The maximum run and a few steps (13 runs of 0.3 s in all), then the interrupt.
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    assert!(img.exists(), "created");
+    // SAFETY: sending a signal to our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["interrupted"], true);
+    let points = v["curves"][0]["points"].as_array().unwrap().len();
+    assert!((2..13).contains(&points), "{points} points");
+    let msg = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["code"] == "LP0415")
+        .unwrap()["message"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(
+        msg,
+        format!(
+            "interrupted: the figures cover only what was measured before the stop; the file this run created ({}) removed",
+            img.display()
+        )
+    );
+    assert!(!img.exists(), "the created file is removed");
+    let text = std::fs::read_to_string(&svg).unwrap();
+    roxmltree::Document::parse(&text).unwrap();
+    assert!(text.contains("INTERRUPTED, partial curve: "), "{text}");
+}
+
+/// Item 10 (probe): `--runtime 100ns` is refused (fio's `--runtime=0`), 1ms is the least;
+/// `--size 1p` is the limit the message names (accepted as a size, then too big for the
+/// filesystem), 2p out of range; `probe F F --together` and F with a link to it refuse the
+/// duplicate.
+#[test]
+fn item10_probe_bounds_and_duplicate_targets() {
+    let d = tempfile::tempdir().unwrap();
+    let img = d.path().join("r.img");
+    crate::probe_common::random_file(&img, 1 << 20);
+    let link = d.path().join("link.img");
+    std::os::unix::fs::symlink(&img, &link).unwrap();
+    let run = |args: &[&std::ffi::OsStr]| {
+        let o = probe_cmd().arg("probe").args(args).output().unwrap();
+        (
+            o.status.code(),
+            String::from_utf8_lossy(&o.stderr).to_string(),
+        )
+    };
+    let os = |s: &'static str| std::ffi::OsStr::new(s);
+    let (code, err) = run(&[os("--runtime"), os("100ns"), img.as_os_str()]);
+    assert_eq!(code, Some(2), "{err}");
+    let (code, err) = run(&[os("--runtime"), os("100us"), img.as_os_str()]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("--runtime must be at least 1ms"), "{err}");
+    let (code, err) = run(&[
+        os("--runtime"),
+        os("1ms"),
+        os("--ramp"),
+        os("0"),
+        img.as_os_str(),
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let new = d.path().join("huge.img");
+    let (code, err) = run(&[os("--size"), os("1p"), new.as_os_str()]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("--size 1125899906842624 bytes does not fit"),
+        "{err}"
+    );
+    assert!(!new.exists());
+    let (code, err) = run(&[os("--size"), os("2p"), new.as_os_str()]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("--size must be 512 bytes to 1p (1 PiB)"),
+        "{err}"
+    );
+    for second in [&img, &link] {
+        let (code, err) = run(&[
+            os("--together"),
+            os("--ios"),
+            os("10"),
+            img.as_os_str(),
+            second.as_os_str(),
+        ]);
+        assert_eq!(code, Some(2), "{err}");
+        assert!(
+            err.contains(&format!(
+                "{} and {} are the same target: --together would count it twice",
+                img.display(),
+                second.display()
+            )),
+            "{err}"
+        );
+    }
+}
