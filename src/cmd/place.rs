@@ -46,7 +46,10 @@ pub fn run(args: &PlaceArgs, cat: &super::plan::CatalogArgs) -> Result<ExitCode>
     let req = Request {
         platform: args.platform.clone(),
         parts: args.parts.clone(),
-        options: args.options.clone(),
+        options: {
+            super::plan::options_once(&args.options)?;
+            args.options.clone()
+        },
         any_option: args.any_option,
         objective: args.objective,
         keep_free: args.keep_free.clone(),

@@ -658,3 +658,93 @@ fn item10_probe_bounds_and_duplicate_targets() {
         );
     }
 }
+
+/// Item 10: part specs have upper bounds (1e308 GB/s is a located error, not "specs sum to
+/// inf"); a repeated `--option` key is an error, not the last one winning.
+#[test]
+fn item10_part_spec_bounds_and_repeated_options() {
+    let t = tempfile::tempdir().unwrap();
+    let src = crate::common::fixtures().join("platforms/other-vendor");
+    let dir = t.path().join("p");
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::copy(src.join("acme-g1u.toml"), dir.join("acme-g1u.toml")).unwrap();
+    std::fs::copy(src.join("acme-parts.toml"), dir.join("acme-parts.toml")).unwrap();
+    // A synthetic drive (no real part has such a spec): the shape of platforms/parts.toml's
+    // first drive with 1e308 GB/s, the adversarial run's value.
+    std::fs::write(
+        dir.join("huge-parts.toml"),
+        "[[part]]\nid = \"huge-drive\"\nname = \"Huge\"\nclass = \"nvme\"\ninterface = \"nvme\"\nsize = \"2.5\"\ngen = 3\nwidth = 4\nperf = { seq_read_gbs = 1e308, seq_write_gbs = 3.5, rand_read_iops = 850000, rand_write_iops = 100000 }\nsource = \"test\"\nconfidence = \"inferred\"\n",
+    )
+    .unwrap();
+    let out = laneplan()
+        .arg("--platform-dir")
+        .arg(&dir)
+        .arg("parts")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("huge-parts.toml:2:")
+            && err.contains("part `huge-drive`: perf seq_read_gbs is 1e308: at most 1000"),
+        "{err}"
+    );
+    // A repeated --option: show, bays, dot and place refuse it.
+    for args in [
+        &["show", "r740xd"][..],
+        &["bays", "r740xd"],
+        &["dot", "r740xd"],
+        &["place", "r740xd", "--part", "boss-s1"],
+    ] {
+        let out = laneplan()
+            .args(args)
+            .args(["--option", "front=24nvme", "--option", "front=12nvme-12sas"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("--option front given twice (front=24nvme and front=12nvme-12sas)"),
+            "{args:?}: {err}"
+        );
+    }
+}
+
+/// Item 10: `gather` says which files of the capture it leaves out (a FIFO, a file over the
+/// attribute cap) instead of dropping them without a word.
+#[test]
+fn item10_gather_reports_what_it_skips() {
+    let (_t, root) = crate::common::own_copy("r740xd-12nvme");
+    let d = root.join("sys/bus/pci/devices");
+    let dev = std::fs::canonicalize(d.join("0000:5e:00.0")).unwrap();
+    std::fs::remove_file(dev.join("numa_node")).unwrap();
+    mkfifo(&dev.join("numa_node"));
+    let dev2 = std::fs::canonicalize(d.join("0000:5f:00.0")).unwrap();
+    std::fs::write(dev2.join("numa_node"), "0".repeat(1 << 20)).unwrap();
+    let out_dir = tempfile::tempdir().unwrap();
+    let out = laneplan()
+        .arg("gather")
+        .arg("--sysfs-root")
+        .arg(&root)
+        .arg(out_dir.path().join("c.tar.gz"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&out.stderr);
+    let rel = |p: &Path| p.strip_prefix(&root).unwrap().display().to_string();
+    assert!(err.contains("skipped 2 files (not archived):"), "{err}");
+    assert!(
+        err.contains(&format!(
+            "  {}: not a regular file (a FIFO): skipped",
+            rel(&dev.join("numa_node"))
+        )),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!(
+            "  {}: larger than 64 KiB: not a sysfs attribute",
+            rel(&dev2.join("numa_node"))
+        )),
+        "{err}"
+    );
+}
