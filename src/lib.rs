@@ -24,3 +24,4 @@ pub mod source;
 pub mod suggest;
 pub mod synth;
 pub mod topology;
+pub mod treetext;
