@@ -156,6 +156,17 @@ impl SysFs {
             return hit.clone();
         }
         let out = self.resolve(rel);
+        // Record mode: a directory a path resolves to is part of what was read, even when
+        // nothing below it is (an empty device directory): without it a replay of the
+        // archive finds a dangling link and loses the function (found by the sysfs_tree
+        // fuzz target).
+        if let Ok(c) = &out
+            && self.record.is_some()
+            && !c.is_empty()
+            && std::fs::symlink_metadata(self.abs(c)).is_ok_and(|m| m.is_dir())
+        {
+            self.note(c, Touched::Dir);
+        }
         let mut cache = self.cache.borrow_mut();
         if let Ok(c) = &out {
             // A canonical path resolves to itself: later reads below it skip the walk.

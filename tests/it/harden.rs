@@ -748,3 +748,30 @@ fn item10_gather_reports_what_it_skips() {
         "{err}"
     );
 }
+
+/// Found by the sysfs_tree fuzz target (a mutation of the hwloc-skx-2plx-ve seed; input in
+/// tests/fixtures/fuzz/sysfs_tree-gather-replay): the gathered archive of a tree must replay
+/// to the functions the audit found.
+#[test]
+fn fuzz_sysfs_tree_gather_replays_the_same_functions() {
+    let data =
+        std::fs::read(crate::common::fixtures().join("fuzz/sysfs_tree-gather-replay")).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("root");
+    std::fs::create_dir(&root).unwrap();
+    laneplan::treetext::build(&root, &data);
+    let audit = laneplan::host::audit_sysfs(&root, None, Default::default());
+    let out = dir.path().join("c.tar.gz");
+    laneplan::host::gather::gather(&root, &out, Default::default()).unwrap();
+    let replay = dir.path().join("replay");
+    std::fs::create_dir(&replay).unwrap();
+    tar::Archive::new(flate2::read::GzDecoder::new(
+        std::fs::File::open(&out).unwrap(),
+    ))
+    .unpack(&replay)
+    .unwrap();
+    let again = laneplan::host::audit_sysfs(&replay, None, Default::default());
+    let a: Vec<_> = audit.functions.iter().map(|f| f.bdf.clone()).collect();
+    let b: Vec<_> = again.functions.iter().map(|f| f.bdf.clone()).collect();
+    assert_eq!(a, b);
+}
