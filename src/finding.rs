@@ -78,6 +78,8 @@ pub enum Subject {
     RootComplex { id: String },
     /// A CPU socket, by index (0-based).
     Socket { index: u8 },
+    /// Lines of the finding's input file (1-based, ascending).
+    InputLines { lines: Vec<usize> },
 }
 
 /// One entry of the code table: every code the program can emit is declared here once
@@ -153,6 +155,7 @@ code_table! {
     WRONG_SOCKET = "LP0323", "wrong-socket", "error", "against a plan: found on another NUMA node than the plan's socket";
     WRONG_PART = "LP0324", "wrong-part", "error", "against a plan: a different part (by PCI vendor, device and subsystem ids, or drive model)";
     NOT_LOCATED = "LP0325", "not-located", "note", "against a plan: a root complex without a locator, its positions not compared";
+    STRAY_BYTES = "LP0330", "stray-bytes", "warning", "control characters or invalid UTF-8 inside a text input (raw VPD bytes in an lspci dump) replaced by U+FFFD; the rest was read";
     CHASSIS_DOWNTRAINED = "LP0340", "chassis-downtrained", "error", "a device's link as the BMC reports it (Redfish PCIeInterface) is below its maximum: LanesInUse < MaxLanes or PCIeType < MaxPCIeType";
     LINK_OUTSIDE_TREE = "LP0341", "link-outside-tree", "note", "a Redfish link that points outside the tree being read: not followed";
     LINK_MISSING = "LP0342", "link-missing", "note", "a Redfish link inside the tree whose resource is not in it (the dump left it out)";
@@ -182,6 +185,7 @@ code_table! {
     STALLED = "LP0417", "stalled", "error", "I/Os still outstanding after the drain grace (stalled device)";
     URING_PUNTS = "LP0418", "uring-punts", "note", "io_uring punts every I/O to one kernel worker: the thread engine runs instead";
     NOT_VERIFIED = "LP0419", "not-verified", "refusal", "--mapped on a capture: a write, or I/O on a node not verified on the live host";
+    CURVE_NO_MAXIMUM = "LP0420", "curve-no-maximum", "error", "--curve: the maximum run measured 0 IOPS, so no step could be offered";
     LEARNED_NOTHING_PLANNED = "LP0500", "learned-nothing-planned", "warning", "learn: the host shows no part on a port, so the learned build plans nothing (its round trip proves nothing)";
     LEARN_CAPTURES_DISAGREE = "LP0501", "learn-captures-disagree", "warning", "learn: the captures merged into one platform name different models or show different socket counts";
 }

@@ -114,6 +114,20 @@ pub fn gather(args: GatherArgs) -> miette::Result<ExitCode> {
         g.audit.functions.len(),
         g.audit.drives.len()
     );
+    // What the capture has but the archive leaves out, never without a word.
+    if !g.skipped.is_empty() {
+        eprintln!(
+            "skipped {} file{} (not archived):",
+            g.skipped.len(),
+            if g.skipped.len() == 1 { "" } else { "s" }
+        );
+        for e in &g.skipped {
+            eprintln!(
+                "  {}",
+                laneplan::render::escape::terminal(&format!("{}: {}", e.path, e.reason))
+            );
+        }
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -105,6 +105,9 @@ pub fn bays(args: &BaysArgs, cat: &CatalogArgs) -> Result<ExitCode> {
     }
 
     let mut svg_to_stdout = false;
+    if args.json && args.svg.as_ref().is_some_and(|p| p.as_os_str() == "-") {
+        return Err(miette!("--json and --svg - both want stdout"));
+    }
     if let Some(path) = &args.svg {
         let svg = bays_svg::render(&layout);
         if path.as_os_str() == "-" {
@@ -139,6 +142,21 @@ pub fn bays(args: &BaysArgs, cat: &CatalogArgs) -> Result<ExitCode> {
         let mut out = super::stdout();
         out.write_all(term.wrap(&bays_text::render(&layout, &opts)).as_bytes())
             .into_diagnostic()?;
+    }
+    // A build `check` rejects: drawn with its problems marked, the findings said, exit 1.
+    if report
+        .findings
+        .iter()
+        .any(|f| f.severity == laneplan::finding::Severity::Error)
+    {
+        let text = laneplan::render::text::findings(&report.findings, None);
+        if args.json || svg_to_stdout {
+            eprint!("{}", super::term().wrap(&text));
+        } else {
+            println!();
+            print!("{}", super::term().wrap(&text));
+        }
+        return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)
 }

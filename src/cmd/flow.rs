@@ -232,7 +232,11 @@ fn load_build(cat: &CatalogArgs, path: &Path) -> Result<Report> {
 pub fn flow(args: &FlowArgs, cat: &CatalogArgs) -> Result<ExitCode> {
     let report = load_build(cat, &args.build)?;
     let opts = args.opts.options()?;
-    let (f, mut found) = flow::analyze_plan(&report.plan, &opts).map_err(|e| miette!("{e}"))?;
+    let (f, flow_found) = flow::analyze_plan(&report.plan, &opts).map_err(|e| miette!("{e}"))?;
+    // The build's own findings first (what `check` reports): a device the plan could not
+    // place is never dropped without a word, and an error exits 1 as `check` does.
+    let mut found = report.findings.clone();
+    found.extend(flow_found);
     let sys = system_report(&report, &opts, &args.system)?;
     if let Some((_, more)) = &sys {
         found.extend(more.iter().cloned());
@@ -280,6 +284,14 @@ pub fn dot(args: &DotArgs, cat: &CatalogArgs) -> Result<ExitCode> {
         Some(path) => laneplan::outfile::write(path, text.as_bytes())
             .map_err(|e| miette!("cannot write {}: {e}", path.display()))?,
         None => print!("{text}"),
+    }
+    // The graph is drawn; what `check` rejects is said on stderr and exits 1.
+    if has_errors(&report.findings) {
+        eprint!(
+            "{}",
+            super::term().wrap(&text::findings(&report.findings, None))
+        );
+        return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -214,10 +214,14 @@ fn esc(s: &str) -> String {
 pub fn run(args: &ManArgs, root: clap::Command) -> Result<ExitCode> {
     let pages = pages(root)?;
     if let Some(dir) = &args.dir {
-        for (file, text) in &pages {
-            let path = dir.join(file);
-            laneplan::outfile::write(&path, text)
-                .map_err(|e| miette!("cannot write {}: {e}", path.display()))?;
+        // One set: every page or none, only inside DIR (a symlinked page is refused).
+        let set: Vec<(&str, &[u8])> = pages
+            .iter()
+            .map(|(f, t)| (f.as_str(), t.as_ref()))
+            .collect();
+        let written = laneplan::outfile::write_set(dir, &set, laneplan::outfile::Existing::Replace)
+            .map_err(|e| miette!("cannot write the man pages into {}: {e}", dir.display()))?;
+        for path in written {
             println!("{}", path.display());
         }
         return Ok(ExitCode::SUCCESS);

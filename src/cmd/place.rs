@@ -4,7 +4,7 @@ use clap::Args;
 use laneplan::flow::Scope;
 use laneplan::place::{self, Objective, Request, parse_part_arg, report};
 use miette::{IntoDiagnostic, Result, miette};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(Args, Debug)]
@@ -64,7 +64,10 @@ pub fn run(args: &PlaceArgs, cat: &super::plan::CatalogArgs) -> Result<ExitCode>
     let req = Request {
         platform: args.platform.clone(),
         parts: args.parts.clone(),
-        options: args.options.clone(),
+        options: {
+            super::plan::options_once(&args.options)?;
+            args.options.clone()
+        },
         any_option: args.any_option,
         objective: args.objective,
         keep_free: args.keep_free.clone(),
@@ -94,7 +97,8 @@ pub fn run(args: &PlaceArgs, cat: &super::plan::CatalogArgs) -> Result<ExitCode>
         None => miette!("{}", e.message),
     })?;
     if let (Some(path), Some(text)) = (&args.output, outcome.best_toml()) {
-        write_atomic(path, &text)?;
+        laneplan::outfile::write(path, text.as_bytes())
+            .map_err(|e| miette!("cannot write {}: {e}", path.display()))?;
     }
     if args.json {
         println!(
@@ -112,21 +116,4 @@ pub fn run(args: &PlaceArgs, cat: &super::plan::CatalogArgs) -> Result<ExitCode>
     } else {
         ExitCode::from(1)
     })
-}
-
-/// Writes through a temporary file in the same directory, then renames it into place.
-fn write_atomic(path: &Path, text: &str) -> Result<()> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)
-        .map_err(|e| miette!("cannot write {}: {e}", path.display()))?;
-    use std::io::Write;
-    tmp.write_all(text.as_bytes())
-        .and_then(|_| tmp.as_file().sync_all())
-        .map_err(|e| miette!("cannot write {}: {e}", path.display()))?;
-    tmp.persist(path)
-        .map_err(|e| miette!("cannot write {}: {}", path.display(), e.error))?;
-    Ok(())
 }

@@ -86,6 +86,20 @@ pub struct CheckArgs {
     pub system: super::flow::SystemArgs,
 }
 
+/// `--option` pairs with each key once: a repeated key is a usage error (the last had won
+/// silently).
+pub fn options_once(options: &[(String, String)]) -> Result<()> {
+    for (i, (k, v)) in options.iter().enumerate() {
+        if let Some((_, first)) = options[..i].iter().find(|(k2, _)| k2 == k) {
+            return Err(miette!(
+                help = "give each option once",
+                "--option {k} given twice ({k}={first} and {k}={v})"
+            ));
+        }
+    }
+    Ok(())
+}
+
 pub fn parse_kv(s: &str) -> std::result::Result<(String, String), String> {
     s.split_once('=')
         .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
@@ -115,6 +129,7 @@ pub fn platform_report(
     id: &str,
     options: &[(String, String)],
 ) -> Result<plan::Report> {
+    options_once(options)?;
     let report = plan::plan_platform(catalog, id, options).ok_or_else(|| {
         let known: Vec<&str> = catalog.platforms.keys().map(String::as_str).collect();
         miette!(

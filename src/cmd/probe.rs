@@ -316,8 +316,12 @@ pub fn run(a: ProbeArgs, catalog: &super::plan::CatalogArgs) -> miette::Result<E
         (None, Some(r)) => Bound::Time(r),
         (None, None) => Bound::Time(Duration::from_secs(10)),
     };
-    if opts.bound == Bound::Time(Duration::ZERO) {
-        return Err(miette!("--runtime must be more than 0"));
+    if let Bound::Time(d) = opts.bound
+        && d < laneplan::probe::parse::MIN_RUNTIME
+    {
+        return Err(miette!(
+            "--runtime must be at least 1ms (the step of fio's --runtime in the equivalent command)"
+        ));
     }
     opts.ramp = match (a.ramp, a.ios) {
         (Some(r), _) => r,

@@ -76,6 +76,8 @@ pub struct SysFs {
     /// Canonical paths already seen to exist and not be symlinks: resolving a path below
     /// them skips their `lstat` (a 2,000-function host otherwise costs ~10 per function).
     real: RefCell<std::collections::HashSet<String>>,
+    /// Record mode: files refused as no regular file or over the cap (`gather` says so).
+    skipped: RefCell<BTreeMap<String, String>>,
 }
 
 impl SysFs {
@@ -85,6 +87,25 @@ impl SysFs {
             record: None,
             cache: RefCell::new(HashMap::new()),
             real: RefCell::new(std::collections::HashSet::new()),
+            skipped: RefCell::new(BTreeMap::new()),
+        }
+    }
+
+    /// Record mode: the files a read refused because they are no regular file (FIFO,
+    /// device, socket) or over their cap, with why; root-relative, sorted.
+    pub fn skipped(&self) -> Vec<FsError> {
+        self.skipped
+            .borrow()
+            .iter()
+            .map(|(p, r)| FsError::new(p, r.clone()))
+            .collect()
+    }
+
+    fn note_skipped(&self, e: &FsError) {
+        if self.record.is_some() {
+            self.skipped
+                .borrow_mut()
+                .insert(e.path.clone(), e.reason.clone());
         }
     }
 
@@ -135,6 +156,17 @@ impl SysFs {
             return hit.clone();
         }
         let out = self.resolve(rel);
+        // Record mode: a directory a path resolves to is part of what was read, even when
+        // nothing below it is (an empty device directory): without it a replay of the
+        // archive finds a dangling link and loses the function (found by the sysfs_tree
+        // fuzz target).
+        if let Ok(c) = &out
+            && self.record.is_some()
+            && !c.is_empty()
+            && std::fs::symlink_metadata(self.abs(c)).is_ok_and(|m| m.is_dir())
+        {
+            self.note(c, Touched::Dir);
+        }
         let mut cache = self.cache.borrow_mut();
         if let Ok(c) = &out {
             // A canonical path resolves to itself: later reads below it skip the walk.
@@ -224,18 +256,22 @@ impl SysFs {
             let canon = self.canonical(&full)?;
             let meta = std::fs::symlink_metadata(self.abs(&canon))
                 .map_err(|e| FsError::new(rel, io_reason(&e)))?;
-            check_regular(rel, &meta)?;
+            check_regular(rel, &meta).inspect_err(|e| self.note_skipped(e))?;
             canon
         } else {
-            check_regular(rel, &meta)?;
+            check_regular(rel, &meta).inspect_err(|e| self.note_skipped(e))?;
             full
         };
         let data = read_capped(&self.abs(&canon), cap).map_err(|e| match e {
             CappedError::Io(e) => FsError::new(rel, io_reason(&e)),
-            CappedError::TooLarge => FsError::new(
-                rel,
-                format!("larger than {}: not a sysfs attribute", human(cap)),
-            ),
+            CappedError::TooLarge => {
+                let e = FsError::new(
+                    rel,
+                    format!("larger than {}: not a sysfs attribute", human(cap)),
+                );
+                self.note_skipped(&e);
+                e
+            }
         })?;
         self.note(&canon, Touched::File);
         Ok(data)

@@ -17,6 +17,9 @@ pub struct Gathered {
     pub files: usize,
     pub links: usize,
     pub dirs: usize,
+    /// Files the reader refused and the archive leaves out (FIFOs, devices, sockets, files
+    /// over their cap), root-relative with why.
+    pub skipped: Vec<super::fs::FsError>,
     /// The audit that ran while recording (its findings say what could not be read).
     pub audit: Audit,
 }
@@ -38,6 +41,7 @@ pub fn gather(root: &Path, out: &Path, opts: AuditOptions) -> std::io::Result<Ga
         files,
         links,
         dirs,
+        skipped: fs.skipped(),
         audit,
     })
 }

@@ -41,55 +41,38 @@ pub fn lines(text: &str) -> impl Iterator<Item = &str> {
     })
 }
 
-/// Reads and parses the dump at `path`: at most [`super::fs::LSPCI_CAP`] bytes; a FIFO does
-/// not hang (see [`super::fs::read_input`]). An input that is no `lspci` dump is an error:
-/// empty, UTF-16, binary (a NUL byte), or without a single PCI function.
+/// Reads and parses the dump at `path` through the bounded reader
+/// ([`crate::input::read_text`] with [`crate::input::LSPCI_DUMP`]: at most
+/// [`super::fs::LSPCI_CAP`] bytes, a FIFO does not hang, a device is refused). An input that
+/// is no `lspci` dump is an error: empty, UTF-16, binary, or without a single PCI function.
+/// Stray bytes inside a dump (raw VPD bytes) are replaced and reported (LP0330), first among
+/// the findings.
 pub fn read_dump(path: &Path) -> Result<(HostScan, Vec<Finding>), InputError> {
-    let name = path.display().to_string();
-    let bytes = super::fs::read_input(path, super::fs::LSPCI_CAP)
-        .map_err(|why| InputError::unreadable(&name, &why))?;
-    parse_bytes(&bytes, &name)
+    let input = read_dump_text(path)?;
+    parse_input(&input)
+}
+
+/// The checked text of the dump at `path` (the bounded reader's rules, see [`read_dump`]),
+/// before parsing; its [`crate::input::TextInput::findings`] say what was replaced.
+pub fn read_dump_text(path: &Path) -> Result<crate::input::TextInput, InputError> {
+    crate::input::read_text(path, &crate::input::LSPCI_DUMP)
 }
 
 /// [`parse`] for raw bytes, refusing what is no dump (see [`read_dump`]).
 pub fn parse_bytes(bytes: &[u8], file: &str) -> Result<(HostScan, Vec<Finding>), InputError> {
-    let help = "give the output of `lspci -vvnn` (or `lspci -D -vvnn`) as a UTF-8 text file";
-    if bytes.starts_with(&[0xff, 0xfe]) || bytes.starts_with(&[0xfe, 0xff]) {
-        return Err(InputError::whole_file(
-            file,
-            "UTF-16 text (it starts with a UTF-16 byte-order mark); lspci writes UTF-8",
-        )
-        .with_help("convert it: iconv -f UTF-16 -t UTF-8"));
-    }
-    if let Some(at) = bytes.iter().position(|&b| b == 0) {
-        let utf16 =
-            bytes.len() >= 4 && (bytes[1] == 0 && bytes[3] == 0 || bytes[0] == 0 && bytes[2] == 0);
-        let (line, column) = line_col(bytes, at);
-        let mut e = InputError::whole_file(
-            file,
-            if utf16 {
-                "UTF-16 text (every other byte is NUL); lspci writes UTF-8".to_string()
-            } else {
-                "binary data (a NUL byte): not an lspci dump".to_string()
-            },
-        )
-        .with_help(if utf16 {
-            "convert it: iconv -f UTF-16 -t UTF-8"
-        } else {
-            help
-        });
-        e.line = line;
-        e.column = column;
-        return Err(e);
-    }
-    let text = String::from_utf8_lossy(bytes);
-    if lines(&text).all(|l| l.trim().is_empty()) {
-        return Err(InputError::whole_file(file, "empty: no lspci output in it").with_help(help));
-    }
-    let (scan, findings) = parse(&text, file);
+    let input = crate::input::decode(bytes, file, &crate::input::LSPCI_DUMP)?;
+    parse_input(&input)
+}
+
+/// Parses decoded dump text; no PCI function in it is an error.
+pub fn parse_input(
+    input: &crate::input::TextInput,
+) -> Result<(HostScan, Vec<Finding>), InputError> {
+    let file = input.file.as_str();
+    let (scan, parsed) = parse(&input.text, file);
     if scan.functions.is_empty() {
         // Point at the first line that was read and refused, else the start.
-        let (line, column) = findings
+        let (line, column) = parsed
             .iter()
             .find_map(|f| Some((f.location.line?, f.location.column.unwrap_or(1))))
             .unwrap_or((1, 1));
@@ -97,35 +80,14 @@ pub fn parse_bytes(bytes: &[u8], file: &str) -> Result<(HostScan, Vec<Finding>),
             file,
             "no PCI function in it: not an `lspci -vvnn` dump (no line like `00:00.0 Host bridge [0600]: ... [8086:2020]`)",
         )
-        .with_help(help);
+        .with_help(crate::input::LSPCI_DUMP.help);
         e.line = line;
         e.column = column;
         return Err(e);
     }
+    let mut findings = input.findings();
+    findings.extend(parsed);
     Ok((scan, findings))
-}
-
-/// 1-based line and column (in bytes) of byte `at`, lines ended as in [`lines`].
-fn line_col(bytes: &[u8], at: usize) -> (usize, usize) {
-    let before = &bytes[..at.min(bytes.len())];
-    let mut line = 1;
-    let mut start = 0;
-    let mut i = 0;
-    while i < before.len() {
-        match before[i] {
-            b'\n' => {
-                line += 1;
-                start = i + 1;
-            }
-            b'\r' if before.get(i + 1) != Some(&b'\n') => {
-                line += 1;
-                start = i + 1;
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-    (line, at - start + 1)
 }
 
 /// Parses a whole dump. `file` names the input in findings.

@@ -358,13 +358,26 @@ fn reserved_id(id: &str) -> Option<&'static str> {
     }
 }
 
-/// A figure that must be a finite number above zero (GB/s, Gb/s).
+/// Highest link or storage figure (GB/s, Gb/s): far above any PCIe, UPI or SAS link, low
+/// enough that sums over a platform stay finite.
+pub const MAX_FIGURE: f64 = 1e5;
+/// Highest part spec: sequential GB/s (a Gen6 x16 link carries about 121 GB/s a direction)
+/// and 4K IOPS.
+pub const MAX_PERF_GBS: f64 = 1e3;
+pub const MAX_PERF_IOPS: f64 = 1e9;
+
+/// A figure that must be a finite number above zero (GB/s, Gb/s), at most [`MAX_FIGURE`].
 fn check_positive(v: &S<f64>, what: &str, file: &SourceFile, errors: &mut Vec<InputError>) {
     let x = *v.get_ref();
     if !(x.is_finite() && x > 0.0) {
         errors.push(file.error(
             v.span(),
             format!("{what} must be a finite number above zero, got {x}"),
+        ));
+    } else if x > MAX_FIGURE {
+        errors.push(file.error(
+            v.span(),
+            format!("{what} is {x:e}: at most {MAX_FIGURE} (far above any link)"),
         ));
     }
 }
@@ -415,17 +428,25 @@ fn validate_part(p: &PartDef, file: &SourceFile, errors: &mut Vec<InputError>) {
         check_positive(g, "storage_gbps", file, errors);
     }
     if let Some(perf) = &p.perf {
-        for (name, v) in [
-            ("seq_read_gbs", perf.seq_read_gbs),
-            ("seq_write_gbs", perf.seq_write_gbs),
-            ("rand_read_iops", perf.rand_read_iops),
-            ("rand_write_iops", perf.rand_write_iops),
+        for (name, v, max) in [
+            ("seq_read_gbs", perf.seq_read_gbs, MAX_PERF_GBS),
+            ("seq_write_gbs", perf.seq_write_gbs, MAX_PERF_GBS),
+            ("rand_read_iops", perf.rand_read_iops, MAX_PERF_IOPS),
+            ("rand_write_iops", perf.rand_write_iops, MAX_PERF_IOPS),
         ] {
             if !(v.is_finite() && v >= 0.0) {
                 errors.push(file.error(
                     p.id.span(),
                     format!(
                         "part `{}`: perf {name} must be a finite number, zero or above, got {v}",
+                        p.id.get_ref()
+                    ),
+                ));
+            } else if v > max {
+                errors.push(file.error(
+                    p.id.span(),
+                    format!(
+                        "part `{}`: perf {name} is {v:e}: at most {max} (no device comes near it)",
                         p.id.get_ref()
                     ),
                 ));

@@ -230,6 +230,30 @@ fn prepare_inner(
             "--jobs x --qd x the largest block needs {jobs_bytes} bytes of I/O buffers per device; at most {MAX_BUFFER_BYTES} (4 GiB)"
         )));
     }
+    if opts.together {
+        // One file or device named twice (by another path, a link, an alias node) would be
+        // counted twice in the total.
+        use std::os::unix::fs::MetadataExt;
+        let mut seen: Vec<((u64, u64), &std::path::Path)> = Vec::new();
+        for t in targets {
+            let Ok(m) = std::fs::metadata(&t.path) else {
+                continue;
+            };
+            let key = if m.file_type().is_file() {
+                (m.dev(), m.ino())
+            } else {
+                (u64::MAX, m.rdev())
+            };
+            if let Some((_, first)) = seen.iter().find(|(k, _)| *k == key) {
+                return Err(ProbeError::Input(format!(
+                    "{} and {} are the same target: --together would count it twice",
+                    first.display(),
+                    t.path.display()
+                )));
+            }
+            seen.push((key, &t.path));
+        }
+    }
     for t in targets {
         let kind = target::classify(&t.path)?;
         if kind.is_none() && under_dev(&t.path, &checker.dev_root) {
@@ -560,8 +584,24 @@ fn run_set(
         }
         std::thread::sleep(Duration::from_millis(50));
     }
+    let wall_end = engine::now_ns();
     let cpu1 = process_cpu_seconds();
     let ramp_end = start + ramp_ns;
+    // A timed run is measured over its wall time, not from the first to the last completion
+    // (one I/O at --rate 0.05 in a 1 s run is 1 IOPS, not 1 over its own latency): the whole
+    // runtime (a job may end early when its next I/O is due after the deadline), or until
+    // the stop if the run was interrupted before it (the poll above sees it within 50 ms).
+    let window_end = match opts.bound {
+        Bound::Time(d) => {
+            let deadline = ramp_end + d.as_nanos() as u64;
+            Some(if stop.load(Ordering::Relaxed) {
+                wall_end.min(deadline)
+            } else {
+                deadline
+            })
+        }
+        Bound::Ios(_) => None,
+    };
     let mut stats = Vec::new();
     let mut seconds = Vec::new();
     let mut last = ramp_end;
@@ -578,7 +618,7 @@ fn run_set(
                 }
             }
         }
-        let end = s.end_ns.max(ramp_end);
+        let end = s.end_ns.max(ramp_end).max(window_end.unwrap_or(0));
         last = last.max(end);
         seconds.push((end - ramp_end) as f64 / 1e9);
         stats.push(s);
@@ -723,6 +763,16 @@ pub fn run(
             let max_iops = d.iops;
             let first = d.clone();
             push_device(&r.stats[0], d, &mut findings);
+            if opts.curve && max_iops <= 0.0 && !stop.load(Ordering::Relaxed) {
+                findings.push(
+                    Finding::error(
+                        crate::finding::code::CURVE_NO_MAXIMUM,
+                        format!("{label}: the maximum run measured 0 IOPS: no curve to sweep"),
+                    )
+                    .with_help("check the device with a plain run (no --curve) first")
+                    .at_node(label.clone()),
+                );
+            }
             if opts.curve && max_iops > 0.0 {
                 let point = |pct: Option<u32>, offered: Option<f64>, d: &DeviceResult| {
                     let lat = d.latency.unwrap_or_default();
@@ -780,9 +830,26 @@ pub fn run(
     }
     let interrupted = stop.load(Ordering::Relaxed);
     if interrupted {
+        // A scratch file this run created (--size) goes with the interrupted run, as it does
+        // when the interrupt comes during the prefill.
+        let mut removed = Vec::new();
+        for p in &prepared {
+            if p.open.created && std::fs::remove_file(&p.target.path).is_ok() {
+                removed.push(p.target.path.display().to_string());
+            }
+        }
+        let also = if removed.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "; the file{} this run created ({}) removed",
+                if removed.len() == 1 { "" } else { "s" },
+                removed.join(", ")
+            )
+        };
         findings.push(Finding::warning(
             "LP0415",
-            "interrupted: the figures cover only what was measured before the stop",
+            format!("interrupted: the figures cover only what was measured before the stop{also}"),
         ));
     }
     let mode = if opts.curve {

@@ -20,6 +20,10 @@ pub const MAX_CEILING_GBS: f64 = 1e4;
 /// Biggest file `--size` creates: 1 PiB (the filesystem's free space is checked as well).
 pub const MAX_SIZE: u64 = 1 << 50;
 
+/// Shortest `--runtime`: 1 ms, the step of the equivalent fio command's `--runtime=` (seconds
+/// with three decimals; 100ns would be fio's `--runtime=0`, which means no limit).
+pub const MIN_RUNTIME: Duration = Duration::from_millis(1);
+
 /// `5s`, `500ms`, `250us`, `2m`, `1h`, `1.5` (seconds), at most [`MAX_DURATION`].
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
     let t = s.trim();

@@ -94,7 +94,12 @@ pub fn title(report: &super::results::ProbeReport) -> String {
     let w = &report.workload;
     let devices: Vec<&str> = report.curves.iter().map(|c| c.label.as_str()).collect();
     format!(
-        "{}: {} ({} {} {} % read, QD {} x {} job{}), latency against offered IOPS",
+        "{}{}: {} ({} {} {} % read, QD {} x {} job{}), latency against offered IOPS",
+        if report.interrupted {
+            "INTERRUPTED, partial curve: "
+        } else {
+            ""
+        },
         devices.join(", "),
         w.name,
         w.bs,
@@ -107,10 +112,7 @@ pub fn title(report: &super::results::ProbeReport) -> String {
 }
 
 fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
+    crate::render::escape::xml(s).into_owned()
 }
 
 /// Renders the sweep of one or more devices. Only the rate-limited points are drawn as the

@@ -31,6 +31,7 @@ pub fn parse_size(s: &str) -> Result<u64, WorkloadError> {
         Some('m') => (&stripped[..stripped.len() - 1], 1 << 20),
         Some('g') => (&stripped[..stripped.len() - 1], 1 << 30),
         Some('t') => (&stripped[..stripped.len() - 1], 1 << 40),
+        Some('p') => (&stripped[..stripped.len() - 1], 1 << 50),
         _ => (stripped, 1),
     };
     let n: u64 = num.trim().parse().map_err(|_| {

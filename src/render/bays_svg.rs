@@ -35,20 +35,10 @@ pub fn socket_colours(socket: Option<u8>) -> (&'static str, &'static str) {
     }
 }
 
-/// Escapes text for XML content and attribute values.
+/// Escapes text for XML content and attribute values ([`super::escape::xml`]: markup as
+/// entities, characters XML cannot hold as visible `\u{1b}` text).
 pub fn esc(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            _ => out.push(c),
-        }
-    }
-    out
+    super::escape::xml(s).into_owned()
 }
 
 /// Rounds to one decimal, without a trailing `.0` (stable, short numbers).

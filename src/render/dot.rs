@@ -25,18 +25,7 @@ pub const COLOURS: [(&str, &str); 5] = [
 pub const INTERNAL: (&str, &str) = ("gray30", "carries traffic, no limit of its own");
 
 fn q(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            _ => out.push(c),
-        }
-    }
-    out.push('"');
-    out
+    super::escape::dot(s)
 }
 
 fn colour(util: Option<f64>, saturated: bool) -> &'static str {

@@ -3,6 +3,7 @@
 pub mod bays_svg;
 pub mod bays_text;
 pub mod dot;
+pub mod escape;
 pub mod flow;
 pub mod json;
 pub mod term;

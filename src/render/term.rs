@@ -170,7 +170,10 @@ impl Term {
         let mut table = self.table();
         table.set_header(keep.iter().map(|&i| header[i]));
         for r in rows {
-            table.add_row(keep.iter().map(|&i| r[i].clone()));
+            table.add_row(
+                keep.iter()
+                    .map(|&i| super::escape::terminal_text(&r[i]).into_owned()),
+            );
         }
         let note = self.left_out_note(header, &keep);
         FittedTable { table, keep, note }
@@ -235,10 +238,12 @@ impl Term {
     }
 
     fn per_line(&self, text: &str, mut f: impl FnMut(&str, &mut String)) -> String {
+        // Control characters in names never reach the terminal raw (SGR colour does).
+        let text = super::escape::terminal_text(text);
         let text = if self.ascii {
-            to_ascii(text)
+            to_ascii(&text)
         } else {
-            text.to_string()
+            text.into_owned()
         };
         let mut out = String::with_capacity(text.len());
         for (i, line) in text.split('\n').enumerate() {

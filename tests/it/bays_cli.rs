@@ -161,12 +161,13 @@ fn input_errors_exit_2() {
         .code(2);
 }
 
+/// It draws, and exits 1 as `check` does (issue 18 item 9: it had exited 0).
 #[test]
 fn a_wrong_build_still_draws() {
     laneplan()
         .args(["bays", "examples/wrong/nvme-in-sas-bay.toml", "--ascii"])
         .assert()
-        .success()
+        .code(1)
         .stdout(predicate::str::contains("LP0103"));
 }
 

@@ -12,6 +12,7 @@ mod conventions_cli;
 mod flow;
 mod flow_cli;
 mod flow_props;
+mod harden;
 mod host_audit;
 mod host_bad_input;
 mod host_sources;
