@@ -71,6 +71,8 @@ fn io_reason(e: &std::io::Error) -> String {
 pub struct SysFs {
     root: PathBuf,
     record: Option<RefCell<BTreeMap<String, Touched>>>,
+    /// Record mode: the bytes each file gave (`gather` archives them without a second read).
+    bytes: RefCell<HashMap<String, Vec<u8>>>,
     /// Resolved directories, `rel -> canonical rel`.
     cache: RefCell<HashMap<String, Result<String, FsError>>>,
     /// Canonical paths already seen to exist and not be symlinks: resolving a path below
@@ -83,6 +85,7 @@ impl SysFs {
         SysFs {
             root: root.into(),
             record: None,
+            bytes: RefCell::new(HashMap::new()),
             cache: RefCell::new(HashMap::new()),
             real: RefCell::new(std::collections::HashSet::new()),
         }
@@ -111,6 +114,20 @@ impl SysFs {
             .as_ref()
             .map(|r| r.borrow().clone())
             .unwrap_or_default()
+    }
+
+    /// Record mode: the bytes a file gave when it was read (None when it was not).
+    pub fn recorded_bytes(&self, rel: &str) -> Option<Vec<u8>> {
+        self.bytes.borrow().get(rel).cloned()
+    }
+
+    fn note_bytes(&self, rel: &str, data: &[u8]) {
+        if self.record.is_some() {
+            self.bytes
+                .borrow_mut()
+                .insert(rel.to_string(), data.to_vec());
+        }
+        self.note(rel, Touched::File);
     }
 
     fn note(&self, rel: &str, what: Touched) {
@@ -228,7 +245,7 @@ impl SysFs {
             full
         };
         let data = read_capped(&self.abs(&canon), cap).map_err(|e| capped_error(rel, cap, e))?;
-        self.note(&canon, Touched::File);
+        self.note_bytes(&canon, &data);
         Ok(data)
     }
 
@@ -286,7 +303,7 @@ impl SysFs {
                 let prefix = prefix.filter(|_| !self.is_recording());
                 let data = read_capped_prefix(&self.abs(&rel), cap, prefix)
                     .map_err(|e| capped_error(&rel, cap, e))?;
-                self.note(&rel, Touched::File);
+                self.note_bytes(&rel, &data);
                 Ok(data)
             }
         }
