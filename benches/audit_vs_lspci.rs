@@ -1,149 +1,45 @@
-//! Benchmark (not a test): `laneplan audit` on a generated 2,000-function sysfs tree, whole
-//! process, against `lspci -tv` on the same root. Prints the medians and their ratio.
+//! Benchmark (not a test): `laneplan audit` on generated 2,000- and 10,000-function sysfs
+//! trees, whole process, against `lspci -tv` on the same root. Prints the medians of
+//! interleaved runs (wall and CPU time: the machine is shared, CPU time is the steadier),
+//! their ratios (target <= 1.0), and the files each opens (when `strace` is installed).
 //!
 //!     cargo bench --bench audit_vs_lspci
 //!
-//! Tree: 8 domains x 5 root ports x (switch upstream port + 24 downstream ports + 24 NVMe
-//! endpoints) = 2,000 functions, every one with a 256-byte config space and link attributes.
+//! Tree: domains x 5 root ports x (switch upstream port + 24 downstream ports + 24 NVMe
+//! endpoints), 250 functions a domain, every one with a 256-byte config space and link
+//! attributes. Under `cargo test` one pair on a 500-function tree (debug build: the
+//! figures are printed, marked as no measurement).
 
-use std::os::unix::fs::symlink;
 use std::path::Path;
+
+#[path = "common/tree.rs"]
+mod tree;
 use std::process::Command;
 use std::time::Instant;
+use tree::generate;
 
-fn write(p: &Path, s: &str) {
-    std::fs::write(p, s).unwrap();
-}
-
-#[allow(clippy::too_many_arguments)]
-fn func(
-    root: &Path,
-    rel: &str,
-    bdf: &str,
-    vendor: u16,
-    device: u16,
-    class: u32,
-    bus_range: Option<(u8, u8)>,
-    ptype: u8,
-) {
-    let d = root.join("sys/devices").join(rel);
-    std::fs::create_dir_all(&d).unwrap();
-    write(&d.join("vendor"), &format!("0x{vendor:04x}\n"));
-    write(&d.join("device"), &format!("0x{device:04x}\n"));
-    write(&d.join("class"), &format!("0x{class:06x}\n"));
-    write(&d.join("subsystem_vendor"), "0x1028\n");
-    write(&d.join("subsystem_device"), "0x0000\n");
-    write(&d.join("numa_node"), "0\n");
-    write(&d.join("irq"), "0\n");
-    write(
-        &d.join("resource"),
-        &"0x0000000000000000 0x0000000000000000 0x0000000000000000\n".repeat(13),
-    );
-    write(&d.join("current_link_speed"), "8.0 GT/s PCIe\n");
-    write(&d.join("current_link_width"), "4\n");
-    write(&d.join("max_link_speed"), "8.0 GT/s PCIe\n");
-    write(&d.join("max_link_width"), "4\n");
-    let mut c = vec![0u8; 256];
-    c[0..2].copy_from_slice(&vendor.to_le_bytes());
-    c[2..4].copy_from_slice(&device.to_le_bytes());
-    c[6] = 0x10;
-    c[9] = (class & 0xff) as u8;
-    c[10] = (class >> 8) as u8;
-    c[11] = (class >> 16) as u8;
-    if let Some((s, u)) = bus_range {
-        c[0x0e] = 1;
-        c[0x19] = s;
-        c[0x1a] = u;
-        write(&d.join("secondary_bus_number"), &format!("{s}\n"));
-        write(&d.join("subordinate_bus_number"), &format!("{u}\n"));
-    }
-    c[0x34] = 0x40;
-    c[0x40] = 0x10;
-    c[0x42] = 2 | (ptype << 4);
-    c[0x4c] = 3 | (4 << 4);
-    c[0x52] = 3 | (4 << 4);
-    std::fs::write(d.join("config"), &c).unwrap();
-    let devs = root.join("sys/bus/pci/devices");
-    std::fs::create_dir_all(&devs).unwrap();
-    symlink(format!("../../../devices/{rel}"), devs.join(bdf)).unwrap();
-}
-
-fn generate(root: &Path) -> usize {
-    let mut n = 0;
-    for dom in 0..8u32 {
-        let mut next_bus: u8 = 1;
-        for rp in 0..5u8 {
-            let rp_bdf = format!("{dom:04x}:00:{:02x}.0", rp + 1);
-            let rp_rel = format!("pci{dom:04x}:00/{rp_bdf}");
-            let up_bus = next_bus;
-            let sub = up_bus + 25;
-            func(
-                root,
-                &rp_rel,
-                &rp_bdf,
-                0x8086,
-                0x2030,
-                0x060400,
-                Some((up_bus, sub)),
-                4,
-            );
-            let up_bdf = format!("{dom:04x}:{up_bus:02x}:00.0");
-            let up_rel = format!("{rp_rel}/{up_bdf}");
-            func(
-                root,
-                &up_rel,
-                &up_bdf,
-                0x10b5,
-                0x9797,
-                0x060400,
-                Some((up_bus + 1, sub)),
-                5,
-            );
-            n += 2;
-            for p in 0..24u8 {
-                let dn_bus = up_bus + 1;
-                let ep_bus = up_bus + 2 + p;
-                let dn_bdf = format!("{dom:04x}:{dn_bus:02x}:{p:02x}.0");
-                let dn_rel = format!("{up_rel}/{dn_bdf}");
-                func(
-                    root,
-                    &dn_rel,
-                    &dn_bdf,
-                    0x10b5,
-                    0x9797,
-                    0x060400,
-                    Some((ep_bus, ep_bus)),
-                    6,
-                );
-                let ep_bdf = format!("{dom:04x}:{ep_bus:02x}:00.0");
-                func(
-                    root,
-                    &format!("{dn_rel}/{ep_bdf}"),
-                    &ep_bdf,
-                    0x1344,
-                    0x51b1,
-                    0x010802,
-                    None,
-                    0,
-                );
-                n += 2;
-            }
-            next_bus = sub + 1;
-        }
-    }
-    n
-}
-
-fn time(cmd: &mut Command) -> f64 {
+/// Runs `cmd` once: (wall seconds, CPU seconds of the child: user + system).
+fn time(cmd: &mut Command) -> (f64, f64) {
+    let before = child_cpu();
     let t = Instant::now();
     let out = cmd.output().expect("run");
+    let wall = t.elapsed().as_secs_f64();
     assert!(
         !out.stdout.is_empty(),
         "{:?} printed nothing: {}",
         cmd,
         String::from_utf8_lossy(&out.stderr)
     );
-    t.elapsed().as_secs_f64()
+    (wall, child_cpu() - before)
+}
+
+/// CPU seconds of all waited-for children so far.
+fn child_cpu() -> f64 {
+    // SAFETY: getrusage fills the struct it is given.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut ru) };
+    let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+    tv(ru.ru_utime) + tv(ru.ru_stime)
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -151,43 +47,103 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
+fn ours(bin: &str, root: &Path) -> Command {
+    let mut c = Command::new(bin);
+    c.args(["audit", "--sysfs-root"]).arg(root);
+    c
+}
+
+fn lspci(root: &Path) -> Command {
+    let mut c = Command::new("lspci");
+    c.args(["-A", "linux-sysfs", "-O"])
+        .arg(format!("sysfs.path={}", root.join("sys/bus/pci").display()))
+        .arg("-tv");
+    c
+}
+
+/// Files a command opens (`openat` calls under `strace -f`), or None without strace.
+fn opens(cmd: &Command) -> Option<usize> {
+    let log = tempfile::NamedTempFile::new().ok()?;
+    let out = Command::new("strace")
+        .args(["-f", "-qq", "-e", "trace=openat,open", "-o"])
+        .arg(log.path())
+        .arg(cmd.get_program())
+        .args(cmd.get_args())
+        .output()
+        .ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    let text = std::fs::read_to_string(log.path()).ok()?;
+    Some(text.lines().filter(|l| l.contains("open")).count())
+}
+
 fn main() {
-    // LANEPLAN_BENCH_TREE=DIR: only write the tree there (for profiling both tools on it).
+    // LANEPLAN_BENCH_TREE=DIR: only write the tree there (for profiling both tools on it);
+    // LANEPLAN_BENCH_DOMAINS: its size, 250 functions a domain (8 unless told).
     if let Ok(keep) = std::env::var("LANEPLAN_BENCH_TREE") {
-        let n = generate(Path::new(&keep));
+        let domains = std::env::var("LANEPLAN_BENCH_DOMAINS")
+            .ok()
+            .and_then(|d| d.parse().ok())
+            .unwrap_or(8);
+        let n = generate(Path::new(&keep), domains);
         println!("wrote {n} functions below {keep}");
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path();
-    let n = generate(root);
-    assert_eq!(n, 2000);
     let bin = env!("CARGO_BIN_EXE_laneplan");
     // Under `cargo test` (no `--bench`) the binary is a debug build: one pair only checks that
-    // both tools read the tree; its times are no measurement and are not printed as one.
+    // both tools read the tree; its figures are printed but are no measurement.
     let quick = !std::env::args().any(|a| a == "--bench");
-    let runs = if quick { 1 } else { 11 };
-    let (mut ours, mut theirs) = (Vec::new(), Vec::new());
-    for _ in 0..runs {
-        ours.push(time(
-            Command::new(bin).args(["audit", "--sysfs-root"]).arg(root),
-        ));
-        theirs.push(time(
-            Command::new("lspci")
-                .args(["-A", "linux-sysfs", "-O"])
-                .arg(format!("sysfs.path={}", root.join("sys/bus/pci").display()))
-                .arg("-tv"),
-        ));
-    }
-    let (a, b) = (median(ours), median(theirs));
-    if quick {
+    let sizes: &[(u32, usize)] = if quick {
+        &[(2, 1)]
+    } else {
+        &[(8, 11), (40, 7)]
+    };
+    let mut missed = false;
+    for &(domains, runs) in sizes {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let n = generate(root, domains);
+        assert_eq!(n, 250 * domains as usize);
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        for _ in 0..runs {
+            a.push(time(&mut ours(bin, root)));
+            b.push(time(&mut lspci(root)));
+        }
+        let wall = |v: &[(f64, f64)]| median(v.iter().map(|x| x.0).collect());
+        let cpu = |v: &[(f64, f64)]| median(v.iter().map(|x| x.1).collect());
+        let (aw, ac, bw, bc) = (wall(&a), cpu(&a), wall(&b), cpu(&b));
+        let note = if quick {
+            " (debug build under cargo test: no measurement; run `cargo bench --bench audit_vs_lspci`)"
+        } else {
+            ""
+        };
+        println!("functions: {n}, runs: {runs} (interleaved){note}");
         println!(
-            "quick: both tools read the {n}-function tree (debug build: run `cargo bench --bench audit_vs_lspci` for timings)"
+            "  laneplan audit (whole process): median wall {:.1} ms, cpu {:.1} ms",
+            aw * 1e3,
+            ac * 1e3
         );
-        return;
+        println!(
+            "  lspci -tv (whole process):      median wall {:.1} ms, cpu {:.1} ms",
+            bw * 1e3,
+            bc * 1e3
+        );
+        println!(
+            "  ratio laneplan/lspci: wall {:.2}, cpu {:.2} (target <= 1.0)",
+            aw / bw,
+            ac / bc
+        );
+        if !quick {
+            missed |= aw / bw > 1.0;
+            match (opens(&ours(bin, root)), opens(&lspci(root))) {
+                (Some(x), Some(y)) => println!("  files opened: laneplan {x}, lspci -tv {y}"),
+                _ => println!("  files opened: not counted (no strace)"),
+            }
+        }
     }
-    println!("functions: {n}, runs: {runs} (interleaved)");
-    println!("laneplan audit (whole process): median {:.1} ms", a * 1e3);
-    println!("lspci -tv (whole process):      median {:.1} ms", b * 1e3);
-    println!("ratio laneplan/lspci: {:.2} (target <= 1.0)", a / b);
+    if missed {
+        eprintln!("benchmark target missed");
+        std::process::exit(1);
+    }
 }

@@ -71,6 +71,8 @@ fn io_reason(e: &std::io::Error) -> String {
 pub struct SysFs {
     root: PathBuf,
     record: Option<RefCell<BTreeMap<String, Touched>>>,
+    /// Record mode: the bytes each file gave (`gather` archives them without a second read).
+    bytes: RefCell<HashMap<String, Vec<u8>>>,
     /// Resolved directories, `rel -> canonical rel`.
     cache: RefCell<HashMap<String, Result<String, FsError>>>,
     /// Canonical paths already seen to exist and not be symlinks: resolving a path below
@@ -85,6 +87,7 @@ impl SysFs {
         SysFs {
             root: root.into(),
             record: None,
+            bytes: RefCell::new(HashMap::new()),
             cache: RefCell::new(HashMap::new()),
             real: RefCell::new(std::collections::HashSet::new()),
             skipped: RefCell::new(BTreeMap::new()),
@@ -132,6 +135,20 @@ impl SysFs {
             .as_ref()
             .map(|r| r.borrow().clone())
             .unwrap_or_default()
+    }
+
+    /// Record mode: the bytes a file gave when it was read (None when it was not).
+    pub fn recorded_bytes(&self, rel: &str) -> Option<Vec<u8>> {
+        self.bytes.borrow().get(rel).cloned()
+    }
+
+    fn note_bytes(&self, rel: &str, data: &[u8]) {
+        if self.record.is_some() {
+            self.bytes
+                .borrow_mut()
+                .insert(rel.to_string(), data.to_vec());
+        }
+        self.note(rel, Touched::File);
     }
 
     fn note(&self, rel: &str, what: Touched) {
@@ -199,21 +216,21 @@ impl SysFs {
             if self.real.borrow().contains(&cur) {
                 continue;
             }
-            let meta = match std::fs::symlink_metadata(self.abs(&cur)) {
-                Ok(m) => m,
+            // One readlink says both: a link (its target) or, by EINVAL, an entry that
+            // exists and is no link (an lstat first would cost a second syscall per link).
+            let target = match std::fs::read_link(self.abs(&cur)) {
+                Ok(t) => t,
+                Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {
+                    self.real.borrow_mut().insert(cur);
+                    continue;
+                }
                 Err(e) => return Err(FsError::new(rel, io_reason(&e))),
             };
-            if !meta.file_type().is_symlink() {
-                self.real.borrow_mut().insert(cur);
-                continue;
-            }
             {
                 hops += 1;
                 if hops > MAX_HOPS {
                     return Err(FsError::new(rel, "symlink loop"));
                 }
-                let target = std::fs::read_link(self.abs(&cur))
-                    .map_err(|e| FsError::new(rel, io_reason(&e)))?;
                 let target = target.to_string_lossy().to_string();
                 self.note(&cur, Touched::Link(target.clone()));
                 done.pop();
@@ -231,10 +248,7 @@ impl SysFs {
     /// Reads a small text attribute, trimmed of its trailing newline.
     pub fn read(&self, rel: &str) -> Result<String, FsError> {
         let bytes = self.read_bytes(rel)?;
-        match String::from_utf8(bytes) {
-            Ok(s) => Ok(s.trim_end_matches(['\n', '\0']).to_string()),
-            Err(_) => Err(FsError::new(rel, "not UTF-8 text")),
-        }
+        text(rel, bytes)
     }
 
     /// Reads a file's bytes (config space), at most [`cap_for`] of its kind.
@@ -262,19 +276,89 @@ impl SysFs {
             check_regular(rel, &meta).inspect_err(|e| self.note_skipped(e))?;
             full
         };
-        let data = read_capped(&self.abs(&canon), cap).map_err(|e| match e {
-            CappedError::Io(e) => FsError::new(rel, io_reason(&e)),
-            CappedError::TooLarge => {
-                let e = FsError::new(
-                    rel,
-                    format!("larger than {}: not a sysfs attribute", human(cap)),
-                );
+        let data = read_capped(&self.abs(&canon), cap).map_err(|e| {
+            let too_large = matches!(e, CappedError::TooLarge);
+            let e = capped_error(rel, cap, e);
+            if too_large {
                 self.note_skipped(&e);
-                e
             }
+            e
         })?;
-        self.note(&canon, Touched::File);
+        self.note_bytes(&canon, &data);
         Ok(data)
+    }
+
+    /// One listing of a directory: its entries with their types as the listing gives them
+    /// (`d_type`), so the reads below it open only what exists, without a stat each.
+    pub fn dir(&self, rel: &str) -> Result<DirView, FsError> {
+        let canon = self.canonical(rel)?;
+        let rd =
+            std::fs::read_dir(self.abs(&canon)).map_err(|e| FsError::new(rel, io_reason(&e)))?;
+        let mut entries = HashMap::new();
+        for entry in rd {
+            let entry = entry.map_err(|e| FsError::new(rel, io_reason(&e)))?;
+            let kind = match entry.file_type() {
+                Ok(ft) if ft.is_symlink() => EntryKind::Link,
+                Ok(ft) => match odd_kind(&ft) {
+                    None => EntryKind::File,
+                    Some(k) => EntryKind::Other(k),
+                },
+                Err(e) => EntryKind::Unreadable(io_reason(&e)),
+            };
+            entries.insert(entry.file_name().to_string_lossy().to_string(), kind);
+        }
+        Ok(DirView { canon, entries })
+    }
+
+    /// [`SysFs::read`] of `name` in a listed directory.
+    pub fn read_in(&self, d: &DirView, name: &str) -> Result<String, FsError> {
+        let bytes = self.read_bytes_in(d, name, None)?;
+        let rel = join(&d.canon, name);
+        text(&rel, bytes)
+    }
+
+    /// [`SysFs::read_bytes`] of `name` in a listed directory: a missing entry costs no
+    /// syscall, a plain file is opened at once (no stat first), a link is resolved inside the
+    /// root as ever, anything else is refused unopened. `prefix`: read only that many bytes
+    /// (config space: the standard 256 of its 4 KiB); the kind's cap still holds, by the
+    /// open file's size.
+    pub fn read_bytes_in(
+        &self,
+        d: &DirView,
+        name: &str,
+        prefix: Option<usize>,
+    ) -> Result<Vec<u8>, FsError> {
+        let rel = join(&d.canon, name);
+        match d.entries.get(name) {
+            None => Err(FsError::new(&rel, "missing")),
+            Some(EntryKind::Link) => self.read_bytes(&rel),
+            Some(EntryKind::Other(k)) => Err(FsError::new(
+                &rel,
+                format!("not a regular file ({k}): skipped"),
+            )),
+            Some(EntryKind::Unreadable(why)) => Err(FsError::new(&rel, why.clone())),
+            Some(EntryKind::File) => {
+                let cap = cap_for(&rel);
+                let prefix = prefix.filter(|_| !self.is_recording());
+                let data = read_capped_prefix(&self.abs(&rel), cap, prefix)
+                    .map_err(|e| capped_error(&rel, cap, e))?;
+                self.note_bytes(&rel, &data);
+                Ok(data)
+            }
+        }
+    }
+
+    /// [`SysFs::read_link`] of `name` in a listed directory (missing: no syscall).
+    pub fn read_link_in(&self, d: &DirView, name: &str) -> Result<String, FsError> {
+        let rel = join(&d.canon, name);
+        if !d.entries.contains_key(name) {
+            return Err(FsError::new(&rel, "missing"));
+        }
+        let t =
+            std::fs::read_link(self.abs(&rel)).map_err(|e| FsError::new(&rel, io_reason(&e)))?;
+        let t = t.to_string_lossy().to_string();
+        self.note(&rel, Touched::Link(t.clone()));
+        Ok(t)
     }
 
     /// Names in a directory, sorted.
@@ -340,6 +424,50 @@ impl SysFs {
             }
             Err(_) => false,
         }
+    }
+}
+
+/// A listed directory ([`SysFs::dir`]).
+#[derive(Debug)]
+pub struct DirView {
+    canon: String,
+    entries: HashMap<String, EntryKind>,
+}
+
+impl DirView {
+    /// The directory's canonical root-relative path.
+    pub fn canon(&self) -> &str {
+        &self.canon
+    }
+}
+
+#[derive(Debug, Clone)]
+enum EntryKind {
+    File,
+    Link,
+    /// Not a regular file: what it is.
+    Other(&'static str),
+    Unreadable(String),
+}
+
+fn text(rel: &str, bytes: Vec<u8>) -> Result<String, FsError> {
+    match String::from_utf8(bytes) {
+        Ok(mut s) => {
+            let keep = s.trim_end_matches(['\n', '\0']).len();
+            s.truncate(keep);
+            Ok(s)
+        }
+        Err(_) => Err(FsError::new(rel, "not UTF-8 text")),
+    }
+}
+
+fn capped_error(rel: &str, cap: u64, e: CappedError) -> FsError {
+    match e {
+        CappedError::Io(e) => FsError::new(rel, io_reason(&e)),
+        CappedError::TooLarge => FsError::new(
+            rel,
+            format!("larger than {}: not a sysfs attribute", human(cap)),
+        ),
     }
 }
 
@@ -424,6 +552,12 @@ pub enum CappedError {
 /// reads as empty instead of hanging), and skips the stat `std::fs::read` does first (sysfs
 /// sizes are fake anyway).
 fn read_capped(p: &Path, cap: u64) -> Result<Vec<u8>, CappedError> {
+    read_capped_prefix(p, cap, None)
+}
+
+/// [`read_capped`], or with `prefix` only the first that many bytes of a file no larger
+/// than `cap` (its size by `fstat` of the open file: no second path walk).
+fn read_capped_prefix(p: &Path, cap: u64, prefix: Option<usize>) -> Result<Vec<u8>, CappedError> {
     use std::io::Read;
     use std::os::unix::fs::OpenOptionsExt;
     let mut f = std::fs::OpenOptions::new()
@@ -431,6 +565,23 @@ fn read_capped(p: &Path, cap: u64) -> Result<Vec<u8>, CappedError> {
         .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
         .open(p)
         .map_err(CappedError::Io)?;
+    if let Some(want) = prefix {
+        if f.metadata().map_err(CappedError::Io)?.len() > cap {
+            return Err(CappedError::TooLarge);
+        }
+        let mut buf = vec![0u8; want];
+        let mut got = 0;
+        while got < want {
+            match f.read(&mut buf[got..]) {
+                Ok(0) => break,
+                Ok(n) => got += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(CappedError::Io(e)),
+            }
+        }
+        buf.truncate(got);
+        return Ok(buf);
+    }
     let mut buf = Vec::new();
     let mut chunk = [0u8; 4096];
     loop {

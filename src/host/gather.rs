@@ -1,7 +1,8 @@
 //! `gather`: the audit's reader run in record mode, then exactly what it read packed into a
 //! `.tar.gz` rooted so that `laneplan audit --sysfs-root <unpacked>` replays it (like
 //! `hwloc-gather-topology`). Symlinks stay symlinks; sysfs files are stored with the bytes
-//! actually read (their stat size, 4096, is a lie).
+//! actually read (their stat size, 4096, is a lie), kept from the audit's own read (no second
+//! read). The tar stream is compressed on a second thread, as `tar czf` hands it to gzip.
 
 use super::audit::{Audit, AuditOptions};
 use super::fs::{SysFs, Touched};
@@ -46,18 +47,81 @@ pub fn gather(root: &Path, out: &Path, opts: AuditOptions) -> std::io::Result<Ga
     })
 }
 
-/// Writes the `.tar.gz` of what was read; returns (files, links, directories).
+/// Tar bytes handed to the compressing thread in chunks of this size.
+const CHUNK: usize = 256 << 10;
+
+/// The tar side of the pipe: buffers and sends chunks to the compressor.
+struct ToCompressor {
+    buf: Vec<u8>,
+    tx: std::sync::mpsc::SyncSender<Vec<u8>>,
+}
+
+impl ToCompressor {
+    fn send(&mut self) -> std::io::Result<()> {
+        if self.buf.is_empty() {
+            return Ok(());
+        }
+        let chunk = std::mem::replace(&mut self.buf, Vec::with_capacity(CHUNK));
+        self.tx
+            .send(chunk)
+            .map_err(|_| std::io::Error::new(std::io::ErrorKind::BrokenPipe, "compressor stopped"))
+    }
+}
+
+impl Write for ToCompressor {
+    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+        self.buf.extend_from_slice(data);
+        if self.buf.len() >= CHUNK {
+            self.send()?;
+        }
+        Ok(data.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.send()
+    }
+}
+
+/// Writes the `.tar.gz` of what was read; returns (files, links, directories). This thread
+/// builds the tar stream, a second one compresses it into `file`.
 fn archive(
     fs: &SysFs,
     touched: &std::collections::BTreeMap<String, Touched>,
     file: &mut std::fs::File,
 ) -> std::io::Result<(usize, usize, usize)> {
-    let gz = GzEncoder::new(file, Compression::default());
-    let mut tar = tar::Builder::new(gz);
+    std::thread::scope(|s| {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<u8>>(8);
+        let compressor = s.spawn(move || -> std::io::Result<()> {
+            let mut gz = GzEncoder::new(file, Compression::default());
+            for chunk in rx {
+                gz.write_all(&chunk)?;
+            }
+            gz.finish()?.flush()
+        });
+        let sink = ToCompressor {
+            buf: Vec::with_capacity(CHUNK),
+            tx,
+        };
+        let built = tar_stream(fs, touched, sink);
+        // The sender is gone (dropped with the tar builder): the compressor ends; its error
+        // (a full disk) says more than the broken pipe the tar side then saw.
+        let compressed = compressor
+            .join()
+            .unwrap_or_else(|_| Err(std::io::Error::other("the compressing thread panicked")));
+        compressed?;
+        built
+    })
+}
+
+fn tar_stream(
+    fs: &SysFs,
+    touched: &std::collections::BTreeMap<String, Touched>,
+    sink: ToCompressor,
+) -> std::io::Result<(usize, usize, usize)> {
+    let mut tar = tar::Builder::new(sink);
     tar.follow_symlinks(false);
     let (mut files, mut links, mut dirs) = (0, 0, 0);
     let mut made: BTreeSet<String> = BTreeSet::new();
-    let add_dir = |tar: &mut tar::Builder<GzEncoder<&mut std::fs::File>>,
+    let add_dir = |tar: &mut tar::Builder<ToCompressor>,
                    rel: &str,
                    made: &mut BTreeSet<String>|
      -> std::io::Result<usize> {
@@ -90,9 +154,14 @@ fn archive(
                 dirs += add_dir(&mut tar, rel, &mut made)?;
             }
             Touched::File => {
-                // The same confined, bounded, regular-files-only read the audit made.
-                let Ok(data) = fs.read_bytes(rel) else {
-                    continue;
+                // The bytes the audit read; else the same confined, bounded,
+                // regular-files-only read it made.
+                let data = match fs.recorded_bytes(rel) {
+                    Some(d) => d,
+                    None => match fs.read_bytes(rel) {
+                        Ok(d) => d,
+                        Err(_) => continue,
+                    },
                 };
                 let mut h = tar::Header::new_gnu();
                 h.set_entry_type(tar::EntryType::Regular);
@@ -113,7 +182,7 @@ fn archive(
             }
         }
     }
-    let gz = tar.into_inner()?;
-    gz.finish()?.flush()?;
+    let mut sink = tar.into_inner()?;
+    sink.flush()?;
     Ok((files, links, dirs))
 }

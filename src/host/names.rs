@@ -3,7 +3,9 @@
 
 use super::fs::SysFs;
 use crate::source::InputError;
+use std::cell::RefCell;
 use std::collections::HashMap;
+use std::ops::Range;
 use std::path::Path;
 
 /// Looks names up by id.
@@ -31,9 +33,16 @@ pub struct Embedded;
 
 impl PciNames for Embedded {
     fn vendor(&self, vendor: u16) -> Option<String> {
-        pci_ids::Vendors::iter()
-            .find(|v| v.id() == vendor)
-            .map(|v| v.name().to_string())
+        // The crate looks vendors up by a scan of all of them: index them once.
+        static BY_ID: std::sync::OnceLock<HashMap<u16, &'static str>> = std::sync::OnceLock::new();
+        BY_ID
+            .get_or_init(|| {
+                pci_ids::Vendors::iter()
+                    .map(|v| (v.id(), v.name()))
+                    .collect()
+            })
+            .get(&vendor)
+            .map(|n| n.to_string())
     }
     fn device(&self, vendor: u16, device: u16) -> Option<String> {
         pci_ids::Device::from_vid_pid(vendor, device).map(|d| d.name().to_string())
@@ -43,45 +52,67 @@ impl PciNames for Embedded {
     }
 }
 
-/// A parsed `pci.ids` file (vendor lines, tab-indented device lines; subsystems and the
-/// class section are skipped).
+/// A `pci.ids` file (vendor lines, tab-indented device lines; subsystems and the class
+/// section are skipped). Parsed once, lazily: loading indexes the vendor lines only; a
+/// vendor's device lines are parsed on its first lookup, so an audit pays for the vendors
+/// its host has, not the whole database.
 #[derive(Debug, Default)]
 pub struct IdsFile {
     path: String,
-    vendors: HashMap<u16, String>,
-    devices: HashMap<(u16, u16), String>,
+    text: String,
+    /// Vendor id -> (name, byte ranges of its device lines in `text`).
+    vendors: HashMap<u16, (Range<usize>, Vec<Range<usize>>)>,
+    /// Device names of the vendors looked up so far.
+    devices: RefCell<HashMap<u16, HashMap<u16, String>>>,
 }
 
 impl IdsFile {
     pub fn parse(text: &str, path: impl Into<String>) -> IdsFile {
-        let mut out = IdsFile {
-            path: path.into(),
-            ..Default::default()
+        Self::index(text.to_string(), path.into())
+    }
+
+    fn index(text: String, path: String) -> IdsFile {
+        let mut vendors: HashMap<u16, (Range<usize>, Vec<Range<usize>>)> = HashMap::new();
+        // The vendor whose device lines are being passed, and where they began.
+        let mut open: Option<(u16, usize)> = None;
+        let close = |open: &mut Option<(u16, usize)>, at: usize, vendors: &mut HashMap<_, _>| {
+            if let Some((v, start)) = open.take()
+                && let Some((_, blocks)) = vendors.get_mut(&v)
+            {
+                let blocks: &mut Vec<Range<usize>> = blocks;
+                blocks.push(start..at);
+            }
         };
-        let mut cur: Option<u16> = None;
-        for line in text.lines() {
-            if line.starts_with('#') || line.trim().is_empty() {
+        let len = text.len();
+        let mut pos = 0;
+        while pos < len {
+            let end = text[pos..].find('\n').map_or(len, |i| pos + i);
+            let line = &text[pos..end];
+            let next = (end + 1).min(len);
+            if line.starts_with('#') || line.starts_with('\t') || line.trim().is_empty() {
+                pos = next;
                 continue;
             }
+            close(&mut open, pos, &mut vendors);
             if line.starts_with("C ") {
                 // The class section ends the vendor list.
                 break;
             }
-            if let Some(rest) = line.strip_prefix('\t') {
-                if rest.starts_with('\t') {
-                    continue; // subsystem
-                }
-                if let (Some(v), Some((id, name))) = (cur, split_id(rest)) {
-                    out.devices.insert((v, id), name.to_string());
-                }
-            } else if let Some((id, name)) = split_id(line) {
-                cur = Some(id);
-                out.vendors.insert(id, name.to_string());
-            } else {
-                cur = None;
+            if let Some((id, name)) = split_id(line) {
+                let at = name.as_ptr() as usize - text.as_ptr() as usize;
+                // A vendor listed twice: its last name, all its device lines (last wins).
+                vendors.entry(id).or_default().0 = at..at + name.len();
+                open = Some((id, next));
             }
+            pos = next;
         }
-        out
+        close(&mut open, pos, &mut vendors);
+        IdsFile {
+            path,
+            text,
+            vendors,
+            devices: RefCell::default(),
+        }
     }
 
     /// Loads a `pci.ids` named by the user (`--pci-ids`): a missing, unreadable or
@@ -91,7 +122,7 @@ impl IdsFile {
         let name = path.display().to_string();
         let bytes = super::fs::read_input(path, super::fs::PCI_IDS_CAP)
             .map_err(|why| InputError::unreadable(&name, &why))?;
-        let f = Self::parse(&String::from_utf8_lossy(&bytes), name.clone());
+        let f = Self::index(String::from_utf8_lossy(&bytes).into_owned(), name.clone());
         if f.vendors.is_empty() {
             return Err(InputError::whole_file(
                 &name,
@@ -113,10 +144,29 @@ fn split_id(s: &str) -> Option<(u16, &str)> {
 
 impl PciNames for IdsFile {
     fn vendor(&self, vendor: u16) -> Option<String> {
-        self.vendors.get(&vendor).cloned()
+        self.vendors
+            .get(&vendor)
+            .map(|(name, _)| self.text[name.clone()].to_string())
     }
     fn device(&self, vendor: u16, device: u16) -> Option<String> {
-        self.devices.get(&(vendor, device)).cloned()
+        let (_, blocks) = self.vendors.get(&vendor)?;
+        let mut cache = self.devices.borrow_mut();
+        let devs = cache.entry(vendor).or_insert_with(|| {
+            let mut devs = HashMap::new();
+            for line in blocks.iter().flat_map(|b| self.text[b.clone()].lines()) {
+                let Some(rest) = line.strip_prefix('\t') else {
+                    continue; // a comment or blank line inside the block
+                };
+                if rest.starts_with('\t') {
+                    continue; // subsystem
+                }
+                if let Some((id, name)) = split_id(rest) {
+                    devs.insert(id, name.to_string());
+                }
+            }
+            devs
+        });
+        devs.get(&device).cloned()
     }
     fn source(&self) -> String {
         self.path.clone()
@@ -135,8 +185,8 @@ pub fn for_root(fs: &SysFs, explicit: Option<&Path>) -> Box<dyn PciNames> {
     }
     for rel in ["usr/share/misc/pci.ids", "usr/share/hwdata/pci.ids"] {
         if let Ok(bytes) = fs.read_bytes(rel) {
-            let f = IdsFile::parse(
-                &String::from_utf8_lossy(&bytes),
+            let f = IdsFile::index(
+                String::from_utf8_lossy(&bytes).into_owned(),
                 fs.root().join(rel).display().to_string(),
             );
             if !f.vendors.is_empty() {
@@ -171,5 +221,20 @@ mod tests {
             Embedded.vendor(0x8086).as_deref(),
             Some("Intel Corporation")
         );
+    }
+
+    #[test]
+    fn lazy_lookups_match_a_full_parse() {
+        // A vendor listed twice, comments and blank lines inside blocks, a vendor with no
+        // devices, an unparsable top-level line that ends a block, CRLF endings, classes.
+        let t = "1000  First\r\n\t0001  a\r\n# c\n\n\t0002  b\n2000  Empty\nnot an id line\n\t0003  orphan\n1000  Again\n\t0002  b2\n\t\t1028 0000  sub\nC 01  Mass storage\n\t08  NVM\n";
+        let f = IdsFile::parse(t, "x");
+        assert_eq!(f.vendor(0x1000).as_deref(), Some("Again"));
+        assert_eq!(f.device(0x1000, 0x0001).as_deref(), Some("a"));
+        assert_eq!(f.device(0x1000, 0x0002).as_deref(), Some("b2"));
+        assert_eq!(f.vendor(0x2000).as_deref(), Some("Empty"));
+        assert_eq!(f.device(0x2000, 0x0003), None);
+        assert_eq!(f.vendor(0x0001), None);
+        assert_eq!(f.device(0x0008, 0x0000), None);
     }
 }
