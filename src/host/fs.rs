@@ -332,16 +332,23 @@ impl SysFs {
         match d.entries.get(name) {
             None => Err(FsError::new(&rel, "missing")),
             Some(EntryKind::Link) => self.read_bytes(&rel),
-            Some(EntryKind::Other(k)) => Err(FsError::new(
-                &rel,
-                format!("not a regular file ({k}): skipped"),
-            )),
+            Some(EntryKind::Other(k)) => {
+                let e = FsError::new(&rel, format!("not a regular file ({k}): skipped"));
+                self.note_skipped(&e);
+                Err(e)
+            }
             Some(EntryKind::Unreadable(why)) => Err(FsError::new(&rel, why.clone())),
             Some(EntryKind::File) => {
                 let cap = cap_for(&rel);
                 let prefix = prefix.filter(|_| !self.is_recording());
-                let data = read_capped_prefix(&self.abs(&rel), cap, prefix)
-                    .map_err(|e| capped_error(&rel, cap, e))?;
+                let data = read_capped_prefix(&self.abs(&rel), cap, prefix).map_err(|e| {
+                    let too_large = matches!(e, CappedError::TooLarge);
+                    let e = capped_error(&rel, cap, e);
+                    if too_large {
+                        self.note_skipped(&e);
+                    }
+                    e
+                })?;
                 self.note_bytes(&rel, &data);
                 Ok(data)
             }
