@@ -166,6 +166,7 @@ code_table! {
     NUMA_UNEXPLAINED = "LP0352", "numa-unexplained", "warning", "against the platform: a root complex's NUMA node that no value of the platform's NUMA setting (NPS) explains; names the platform line";
     ONBOARD_UNMODELLED = "LP0353", "onboard-unmodelled", "warning", "against the platform: an onboard device (no physical slot) below a root port no root complex of the platform locates";
     NO_VARIANT = "LP0354", "no-variant", "warning", "against the platform: no value of an option (riser, front, NPS) matches the host";
+    PLATFORM_UNRECOGNISED = "LP0355", "platform-unrecognised", "note", "against the platform: the host names a DMI product (and vendor) that no platform file lists in `dmi_names` (`dmi_vendors`), so the audit holds it against none; says what it read";
     WRITE_NOT_ALLOWED = "LP0401", "write-not-allowed", "refusal", "the workload writes and --write was not given";
     DEVICE_NOT_NAMED = "LP0402", "device-not-named", "refusal", "writing to a block device not named with --destroy-data-on";
     MOUNTED = "LP0403", "mounted", "refusal", "the device or one of its partitions has a mounted filesystem";
