@@ -370,6 +370,44 @@ fn a_slot_the_platform_lacks_names_the_platform_file() {
 }
 
 #[test]
+fn place_searches_a_riser_only_when_named_and_bays_take_the_matched_riser() {
+    // Named: place plans with it (one option set, as without the option).
+    let (code, out, err) = crate::common::run(crate::common::laneplan().args([
+        "place",
+        "r740xd",
+        "--part",
+        "intel-x710-da2=1",
+        "--option",
+        "riser1=1B",
+    ]));
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("Search: 1 option set(s),"), "{out}");
+    assert!(out.contains("  options  front=24-sas riser1=1B\n"), "{out}");
+    // --any-option does not search it: the four fronts, no riser.
+    let (_, out, _) = crate::common::run(crate::common::laneplan().args([
+        "place",
+        "r740xd",
+        "--part",
+        "intel-x710-da2=1",
+        "--any-option",
+    ]));
+    assert!(out.contains("Search: 4 option set(s),"), "{out}");
+    assert!(!out.contains("riser1"), "{out}");
+    // bays of the BB55A2E30656 capture: the riser it matched.
+    let f = crate::common::fixtures()
+        .join("corpus/r740xd/dell-r740xd-alma87-BB55A2E30656.lspci-vvnn.txt");
+    let (_, out, _) = crate::common::run(
+        crate::common::laneplan()
+            .args(["bays", "r740xd", "--lspci"])
+            .arg(&f),
+    );
+    assert!(
+        out.starts_with("Dell EMC PowerEdge R740xd (front=24-sas, riser1=1B)\n"),
+        "{out}"
+    );
+}
+
+#[test]
 fn audit_cli_names_the_variant_in_text_and_json() {
     let f = crate::common::fixtures()
         .join("corpus/r740xd/dell-r740xd-alma87-BB55A2E30656.lspci-vvnn.txt");
