@@ -323,7 +323,7 @@ mod tests {
         assert_eq!((g.cores, g.base_ghz, g.memory_channels), (16, 2.1, 6));
         // 6 x 2666 MT/s x 8 B
         assert!((g.memory_gbs() - 127.968).abs() < 1e-9);
-        assert_eq!(c.stack("ceph-osd-read").unwrap().cycles(4096.0), 300_000.0);
+        assert_eq!(c.stack("ceph-osd-read").unwrap().cycles(4096.0), 200_000.0);
         assert!(builtin().cpus.len() >= 25);
     }
 
