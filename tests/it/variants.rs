@@ -844,6 +844,57 @@ const CAPTURES: &[Row] = &[
     ),
 ];
 
+/// Captures of near relatives, held against the built-in platform whose CPU-side wiring they
+/// share: the R740 has the R740xd's system board (Dell's BOM names one "PowerEdge
+/// R740/R740XD Motherboard") and its risers. Each row as in `CAPTURES`.
+const RELATIVES: &[Row] = &[(
+    "corpus/r740/dell-r740-debian12-102E11A0DB9A.lspci-vvnn.txt",
+    "r740xd",
+    "r740xd: front=24-sas (default, no evidence), riser1=1B, matched by 4 of 5 slots, ports and NUMA nodes",
+    &[("LP0351", "0000:17:00.0")],
+    &["LP0351"],
+)];
+
+#[test]
+fn relatives_confirm_riser_1b_and_contradict_the_inferred_slot6() {
+    // 102E11A0DB9A (R740): Physical Slot 1 on 3a:00.0 (Riser 1B's Slot 1 again) and
+    // Physical Slot 6 on 17:00.0 (stack 1, x8) where the platform infers stack 2 (3a).
+    for (rel, platform, summary, contradictions, finding_codes) in RELATIVES {
+        let m = capture(rel, platform);
+        assert_eq!(m.summary(), *summary, "{rel}");
+        let got: Vec<(&str, &str)> = m
+            .contradictions
+            .iter()
+            .map(|c| (c.code, c.host.bdf.as_str()))
+            .collect();
+        assert_eq!(got, *contradictions, "{rel}");
+        assert_eq!(codes(&m), *finding_codes, "{rel}");
+    }
+    let m = capture(RELATIVES[0].0, "r740xd");
+    let slot6 = &m.contradictions[0];
+    assert_eq!(slot6.host.slot_number, Some(6));
+    assert_eq!(slot6.host.width, Some(8));
+    assert_eq!(
+        slot6.platform[0].root_complex.as_deref(),
+        Some("cpu1.stack2")
+    );
+    assert_eq!(
+        slot6.platform[0].line,
+        line_of("r740xd", "id = \"slot6\"", "root_complex = \"cpu1.stack2\"")
+    );
+    // Every relative capture on disk has a row.
+    let mut on_disk = Vec::new();
+    dumps_below(&crate::common::fixtures().join("corpus/r740"), &mut on_disk);
+    on_disk.sort();
+    let mut listed: Vec<String> = RELATIVES
+        .iter()
+        .filter(|r| r.0.starts_with("corpus/r740/"))
+        .map(|r| r.0.to_string())
+        .collect();
+    listed.sort();
+    assert_eq!(listed, on_disk);
+}
+
 /// Every `*.lspci-vvnn.txt` below `dir`, relative to the fixtures directory.
 fn dumps_below(dir: &std::path::Path, out: &mut Vec<String>) {
     let Ok(rd) = std::fs::read_dir(dir) else {
