@@ -1224,3 +1224,26 @@ fn a_product_name_is_matched_whole_never_by_its_words() {
     a.product = Some("Custom r7515 clone".into());
     assert_eq!(laneplan::host::platform_of(&a, &catalog), None);
 }
+
+#[test]
+fn hwloc_xml_dmi_product_and_vendor_are_the_dmi_facts() {
+    // hwloc's 24em64t-2n6c2t-pci.xml: DMIProductName `ProLiant SL390s G7`, DMISysVendor `HP`.
+    let f = crate::common::fixtures().join("shared/hwloc-xml/24em64t-2n6c2t-pci.xml");
+    let (_, j) = audit_json(&["--hwloc-xml"], &f);
+    assert_eq!(j["product"], "ProLiant SL390s G7");
+    assert_eq!(j["vendor"], "HP");
+    assert!(j.get("variant").is_none());
+    let msgs: Vec<&str> = j["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == "LP0355")
+        .map(|f| f["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        msgs,
+        vec![
+            "the host reports DMI product name `ProLiant SL390s G7` (vendor `HP`); no platform file lists it in `dmi_names`: no platform variant is matched"
+        ]
+    );
+}
