@@ -794,9 +794,23 @@ const CAPTURES: &[Row] = &[
         &[],
     ),
     (
+        "corpus/r740xd/dell-r740xd-ubuntu2004-62F4A9812E0F.lspci-vvnn.txt",
+        "r740xd",
+        "r740xd: front=24-sas (default, no evidence), riser1=1A (default, no evidence), matched by 3 of 3 slots, ports and NUMA nodes",
+        &[],
+        &[],
+    ),
+    (
         "corpus/r740xd/dell-r740xd-ubuntu2004-952A49F90697.lspci-vvnn.txt",
         "r740xd",
         "r740xd: front=24-sas (default, no evidence), riser1=1A (default, no evidence), matched by 3 of 3 slots, ports and NUMA nodes",
+        &[],
+        &[],
+    ),
+    (
+        "corpus/r7425/dell-r7425-ubuntu2404-1C2794FDE243.lspci-vvnn.txt",
+        "r7425",
+        "r7425: front=24-sas (default, no evidence), matched by 5 of 5 slots, ports and NUMA nodes",
         &[],
         &[],
     ),
@@ -1034,12 +1048,12 @@ fn no_card_in_a_planned_physical_slot_is_unexpected_in_any_capture() {
 }
 
 /// The cards right below a numbered standard slot's port in the captures: R7425 1C2794FDE243
-/// Slot 3 (SAS3008); R7515 510A7BE2AFDD Slots 1 and 5; R7525 23F136DC785E Slot 2 (Xilinx);
+/// Slot 3 (SAS3008; twice, the shared capture and its corpus copy); R7515 510A7BE2AFDD Slots 1 and 5; R7525 23F136DC785E Slot 2 (Xilinx);
 /// R740xd BB55A2E30656 Slot 1 (ConnectX-5); R7425 EEF1E1F22650 Slots 1 (BCM57416) and 3
 /// (SAS3508); R7515 9A7A286BD3E1 Slots 3 (DeckLink), 4 (GT 710) and 5 (X550); R7515
 /// 723F15A8AB49 Slots 1 (BCM57416) and 5 (Tesla T4). (A card behind a switch on its port,
 /// the GRID K2 in 1C2794FDE243's Slot 1, is not counted: the port's child is the switch.)
-const CARDS_IN_NUMBERED_SLOTS: usize = 12;
+const CARDS_IN_NUMBERED_SLOTS: usize = 13;
 
 fn slot_label(def: &laneplan::platform::schema::PlatformFile, id: &str) -> String {
     def.slots
