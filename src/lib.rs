@@ -8,6 +8,7 @@
 
 pub mod against;
 pub mod bays;
+pub mod complete;
 pub mod cpu;
 pub mod finding;
 pub mod flow;

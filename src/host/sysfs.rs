@@ -326,6 +326,14 @@ impl Reader<'_> {
             Err(e) if e.is_missing() => {}
             Err(e) => self.problem(Some(id.clone()), &e, "cannot read the driver link"),
         }
+        // Network interfaces (`net/eth0`): the name node_exporter's network series carry.
+        if self.view.as_ref().is_some_and(|v| v.has("net")) {
+            match self.fs.list(&join(dir, "net")) {
+                Ok(names) => f.net = names,
+                Err(e) if e.is_missing() => {}
+                Err(e) => self.problem(Some(id.clone()), &e, "cannot list its net/ directory"),
+            }
+        }
         if let Some(s) = self.opt(&id, dir, "numa_node") {
             match s.trim().parse::<i64>() {
                 Ok(n) if n >= 0 => f.numa_node = u32::try_from(n).ok(),

@@ -260,6 +260,7 @@ fn readme_progress_line_is_what_the_formatter_prints() {
         }],
         done: 200_000,
         elapsed: std::time::Duration::from_millis(5_400),
+        total_elapsed: std::time::Duration::from_millis(17_400),
         expected: Some(std::time::Duration::from_secs(12)),
         expected_ios: None,
     };
