@@ -328,8 +328,15 @@ impl Reader<'_> {
         }
         // Network interfaces (`net/eth0`): the name node_exporter's network series carry.
         if self.view.as_ref().is_some_and(|v| v.has("net")) {
-            match self.fs.list(&join(dir, "net")) {
-                Ok(names) => f.net = names,
+            let net = join(dir, "net");
+            match self.fs.list(&net) {
+                // Each interface is a directory (`gather` records it, so a replay has it).
+                Ok(names) => {
+                    f.net = names
+                        .into_iter()
+                        .filter(|n| self.fs.is_dir(&join(&net, n)))
+                        .collect()
+                }
                 Err(e) if e.is_missing() => {}
                 Err(e) => self.problem(Some(id.clone()), &e, "cannot list its net/ directory"),
             }

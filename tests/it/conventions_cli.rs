@@ -27,7 +27,9 @@ fn did_you_mean_platforms_options_profiles_parts() {
         .args(["probe", "--profile", "4k-randrea", "--dry-run", "/dev/null"])
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("did you mean `4k-randread`?"));
+        .stderr(predicate::str::contains(
+            "a similar value exists: '4k-randread'",
+        ));
     laneplan()
         .args(["place", "r740xd", "--part", "perc-h740p-adaptor"])
         .assert()

@@ -233,9 +233,34 @@ fn one_label_set_per_family_whatever_the_flags_and_source() {
     );
 }
 
+/// A real capture with network interfaces (hwloc's 2-socket Skylake sysfs tree): the X722
+/// ports carry their kernel names, `enp96s0f0` and `enp96s0f1`.
+#[test]
+fn device_label_is_the_interface_of_a_real_capture() {
+    let (_t, root) = unpack("hwloc-skx-2plx-ve/32intel64-2p8co2t+8ve.tar.bz2");
+    let root = root.display().to_string();
+    let text = textfile(&["audit", "--sysfs-root", &root]);
+    let named: Vec<(String, String)> = parse_strict(&text)
+        .unwrap()
+        .into_iter()
+        .filter(|((n, _), _)| n == "laneplan_pcie_link_width")
+        .filter_map(|((_, l), _)| {
+            let get = |k: &str| l.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone());
+            Some((get("pci")?, get("device")?)).filter(|(_, d)| !d.is_empty())
+        })
+        .collect();
+    assert_eq!(
+        named,
+        [
+            ("0000:60:00.0".to_string(), "enp96s0f0".to_string()),
+            ("0000:60:00.1".to_string(), "enp96s0f1".to_string())
+        ]
+    );
+}
+
 /// `device` is the kernel's name: the NVMe namespace of a drive (node_exporter's disk
 /// series) and a NIC's interface from sysfs `net/` (its network series), here the
-/// capture's rNDC with an interface added below it.
+/// R740xd capture's rNDC with an interface added below it.
 #[test]
 fn device_label_joins_node_exporters_disk_and_network_series() {
     let (_t, root) = own_copy("r740xd-12nvme");
@@ -267,4 +292,76 @@ fn device_label_joins_node_exporters_disk_and_network_series() {
         .find(|f| f["bdf"] == "0000:19:00.0")
         .unwrap();
     assert_eq!(f["net"], serde_json::json!(["eno1"]));
+
+    // `gather` keeps the interface: a replay of its archive has the same label.
+    let t = tempfile::tempdir().unwrap();
+    let archive = t.path().join("host.tar.gz");
+    let (code, _, err) = run(laneplan()
+        .args(["gather", "--sysfs-root", &root])
+        .arg(&archive));
+    assert_eq!(code, 0, "{err}");
+    let un = t.path().join("u");
+    std::fs::create_dir(&un).unwrap();
+    tar::Archive::new(flate2::read::GzDecoder::new(
+        std::fs::File::open(&archive).unwrap(),
+    ))
+    .unpack(&un)
+    .unwrap();
+    let un = un.display().to_string();
+    let replay = textfile(&["audit", "--sysfs-root", &un, "--pci-ids", &ids()]);
+    assert!(
+        replay.contains("laneplan_pcie_link_width{pci=\"0000:19:00.0\",device=\"eno1\","),
+        "{replay}"
+    );
+}
+
+/// `promtool check metrics` (format and lint) accepts the textfile of every source and with
+/// `--against` (the plan's family with its series).
+#[test]
+fn promtool_accepts_every_source_and_flag() {
+    let sysfs = r740xd_sysfs();
+    let id = ids();
+    let dump = lspci_dump("r740xd").display().to_string();
+    let build = "examples/r740xd-12nvme-micron9300.toml";
+    let hw = fixtures()
+        .join("shared/hwloc-xml/nvidiaDGX2.xml")
+        .display()
+        .to_string();
+    let rf = fixtures()
+        .join("shared/redfish-public-tower")
+        .display()
+        .to_string();
+    for args in [
+        vec![
+            "audit",
+            "--sysfs-root",
+            &sysfs,
+            "--pci-ids",
+            &id,
+            "--against",
+            build,
+        ],
+        vec!["audit", "--lspci", &dump, "--against", build],
+        vec!["audit", "--hwloc-xml", &hw],
+        vec!["audit", "--redfish", &rf],
+    ] {
+        let text = textfile(&args);
+        let t = tempfile::tempdir().unwrap();
+        std::fs::write(t.path().join("t.prom"), &text).unwrap();
+        let out = std::process::Command::new("sh")
+            .arg("-c")
+            .arg("promtool check metrics < t.prom")
+            .current_dir(t.path())
+            .output()
+            .unwrap();
+        let said = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            out.status.success() && said.trim().is_empty(),
+            "{args:?}: {said}"
+        );
+    }
 }
