@@ -1,6 +1,7 @@
 //! Candidates for shell completion: the ids of the catalogue (platforms, their options as
-//! `key=value`, parts) and the probe's profiles, for the hidden `laneplan complete` helper
-//! the generated bash, zsh and fish scripts call.
+//! `key=value`, parts), the probe's profiles and the CPUs and I/O stacks of
+//! `platforms/cpus.toml` and `stacks.toml`, for the hidden `laneplan complete` helper the
+//! generated bash, zsh and fish scripts call.
 
 use crate::platform::Catalog;
 
@@ -12,6 +13,8 @@ pub enum IdKind {
     Option,
     Part,
     Profile,
+    Cpu,
+    Stack,
 }
 
 /// The candidates of `kind` that start with `prefix` (case ignored), sorted, each once.
@@ -28,6 +31,16 @@ pub fn candidates(
         IdKind::Profile => crate::probe::workload::PROFILES
             .iter()
             .map(|p| p.name.to_string())
+            .collect(),
+        IdKind::Cpu => crate::cpu::builtin()
+            .cpus
+            .iter()
+            .map(|c| c.id.clone())
+            .collect(),
+        IdKind::Stack => crate::cpu::builtin()
+            .stacks
+            .iter()
+            .map(|s| s.id.clone())
             .collect(),
         IdKind::Option => {
             let platforms: Vec<_> = match platform.and_then(|p| cat.platform(p)) {

@@ -1,6 +1,7 @@
 //! `laneplan completions SHELL`: clap's script (values of enumerated flags, file and
-//! directory hints) plus the ids only the catalogue knows (platforms, their options, parts),
-//! which the bash, zsh and fish scripts ask the hidden `laneplan complete KIND [PREFIX]` for.
+//! directory hints) plus the ids only the catalogues know (platforms, their options, parts,
+//! CPUs, I/O stacks), which the bash, zsh and fish scripts ask the hidden
+//! `laneplan complete KIND [PREFIX]` for.
 
 use clap::{Args, ValueEnum};
 use clap_complete::Shell;
@@ -15,6 +16,8 @@ pub enum Kind {
     Option,
     Part,
     Profile,
+    Cpu,
+    Stack,
 }
 
 impl Kind {
@@ -24,6 +27,8 @@ impl Kind {
             Kind::Option => IdKind::Option,
             Kind::Part => IdKind::Part,
             Kind::Profile => IdKind::Profile,
+            Kind::Cpu => IdKind::Cpu,
+            Kind::Stack => IdKind::Stack,
         }
     }
     fn name(self) -> &'static str {
@@ -32,6 +37,8 @@ impl Kind {
             Kind::Option => "option",
             Kind::Part => "part",
             Kind::Profile => "profile",
+            Kind::Cpu => "cpu",
+            Kind::Stack => "stack",
         }
     }
 }
@@ -79,6 +86,10 @@ pub const SITES: &[(&str, &str, Kind, bool)] = &[
     ("place", "options", Kind::Option, false),
     ("dot", "options", Kind::Option, false),
     ("place", "parts", Kind::Part, false),
+    ("check", "cpu", Kind::Cpu, false),
+    ("flow", "cpu", Kind::Cpu, false),
+    ("check", "stack", Kind::Stack, false),
+    ("flow", "stack", Kind::Stack, false),
 ];
 
 /// One site as the command line spells it.

@@ -99,6 +99,12 @@ fn bash_completes_enumerated_values_and_ids() {
             &["r740xd", "r7415", "r7425"],
         ),
         ("laneplan audit --platform r742", &["r7425"]),
+        // CPUs and I/O stacks of platforms/cpus.toml and stacks.toml.
+        (
+            "laneplan check b.toml --stack io-",
+            &["io-uring", "io-uring-polled"],
+        ),
+        ("laneplan flow b.toml --cpu epyc-735", &["epyc-7351p"]),
         // An option of the platform named before it; after `=`, the value part.
         ("laneplan show r740xd -o front=24", &["24-sas", "24nvme"]),
         (
