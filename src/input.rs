@@ -24,7 +24,7 @@
 //! - **Located errors:** every refusal is an [`InputError`] naming the file, with line and
 //!   column where there is a place to point at.
 
-use crate::finding::{Finding, Location, Subject, code};
+use crate::finding::{Code, Finding, Location, Subject};
 use crate::source::InputError;
 use std::path::Path;
 
@@ -112,8 +112,8 @@ impl StrayBytes {
             String::new()
         };
         let s = |n: usize| if n == 1 { "" } else { "s" };
-        Finding::warning(
-            code::STRAY_BYTES,
+        Finding::of(
+            Code::StrayBytes,
             format!(
                 "{} stray byte{} (control characters or invalid UTF-8{nul}) replaced by U+FFFD on {} line{}: {}{more}",
                 self.bytes,

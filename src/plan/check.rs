@@ -3,7 +3,7 @@
 
 use super::budget::Budget;
 use super::instantiate::Plan;
-use crate::finding::{Finding, Location, Subject};
+use crate::finding::{Code, Finding, Location, Subject};
 use crate::topology::{DeviceClass, Link, NodeKind};
 
 /// Findings about a plan whose pieces each fit (see `instantiate` for per-piece findings).
@@ -33,8 +33,8 @@ pub fn check(plan: &Plan, budget: &Budget, file: Option<&str>) -> Vec<Finding> {
                     })
                     .collect();
                 out.push(
-                    Finding::error(
-                        "LP0107",
+                    Finding::of(
+                        Code::RcOverBudget,
                         format!(
                             "{} needs {} lanes; it has {}{}",
                             rc.label,
@@ -56,8 +56,8 @@ pub fn check(plan: &Plan, budget: &Budget, file: Option<&str>) -> Vec<Finding> {
         }
         if s.free < 0 {
             out.push(
-                Finding::error(
-                    "LP0108",
+                Finding::of(
+                    Code::SocketOverBudget,
                     format!(
                         "{} needs {} PCIe lanes; it has {}",
                         s.label, s.used, s.lanes
@@ -101,8 +101,8 @@ pub fn check(plan: &Plan, budget: &Budget, file: Option<&str>) -> Vec<Finding> {
         });
         if width < ports * 4 || !supported {
             out.push(
-                Finding::error(
-                    "LP0109",
+                Finding::of(
+                    Code::Bifurcation,
                     format!(
                         "{} (`{part_id}`) needs {} split into {} x4 ports; {} is x{} on {} (splits: {})",
                         t.node(*card).label,
@@ -156,8 +156,8 @@ pub fn check(plan: &Plan, budget: &Budget, file: Option<&str>) -> Vec<Finding> {
         for (id, label, loc) in &placed {
             if !allowed.contains(&id.as_str()) {
                 out.push(
-                    Finding::error(
-                        "LP0110",
+                    Finding::of(
+                        Code::OptionConflict,
                         format!(
                             "{} cards go in {} only; one is in {label}",
                             rule.class.name(),
@@ -182,8 +182,8 @@ pub fn check(plan: &Plan, budget: &Budget, file: Option<&str>) -> Vec<Finding> {
                 .map(|l| (*l).clone())
                 .unwrap_or_else(at_file);
             out.push(
-                Finding::error(
-                    "LP0110",
+                Finding::of(
+                    Code::OptionConflict,
                     format!(
                         "{} {}s installed ({}); {} allows at most {max}",
                         placed.len(),
@@ -251,8 +251,8 @@ pub fn check(plan: &Plan, budget: &Budget, file: Option<&str>) -> Vec<Finding> {
             (Some(c), None) => format!("{} is rated {}", t.node(c).label, rate.generation),
             _ => format!("its port runs {}", rate.generation),
         };
-        let mut f = Finding::warning(
-            "LP0111",
+        let mut f = Finding::of(
+            Code::GenerationDrop,
             format!(
                 "{} is a {} device but trains at {} ({}); {what}",
                 t.node(d).label,
