@@ -6,17 +6,71 @@ use super::instantiate::Plan;
 use crate::finding::{Code, Finding, Location, Subject};
 use crate::topology::{DeviceClass, Link, NodeKind};
 
+/// What every rule reads: the plan, its lane budget and the build file's name.
+pub struct Ctx<'a> {
+    pub plan: &'a Plan,
+    pub budget: &'a Budget,
+    pub file: Option<&'a str>,
+}
+
+impl Ctx<'_> {
+    /// The build file, where a finding has no line of its own.
+    fn at_file(&self) -> Location {
+        Location {
+            file: self.file.map(str::to_string),
+            ..Default::default()
+        }
+    }
+}
+
+/// One whole-plan rule: a name, the codes it may emit, and the function that finds them.
+pub struct Rule {
+    pub name: &'static str,
+    pub codes: &'static [Code],
+    pub check: fn(&Ctx) -> Vec<Finding>,
+}
+
+/// The rules, in the order they run (`run` sorts the findings afterwards). Adding a check:
+/// a function below and a row here (docs/ARCHITECTURE.md, "Add a check").
+pub const RULES: &[Rule] = &[
+    Rule {
+        name: "rc-budget",
+        codes: &[Code::RcOverBudget],
+        check: rc_budget,
+    },
+    Rule {
+        name: "socket-budget",
+        codes: &[Code::SocketOverBudget],
+        check: socket_budget,
+    },
+    Rule {
+        name: "bifurcation",
+        codes: &[Code::Bifurcation],
+        check: bifurcation,
+    },
+    Rule {
+        name: "card-rules",
+        codes: &[Code::OptionConflict],
+        check: card_rules,
+    },
+    Rule {
+        name: "generation-drop",
+        codes: &[Code::GenerationDrop],
+        check: generation_drops,
+    },
+];
+
 /// Findings about a plan whose pieces each fit (see `instantiate` for per-piece findings).
 pub fn check(plan: &Plan, budget: &Budget, file: Option<&str>) -> Vec<Finding> {
-    let mut out = Vec::new();
-    let at_file = || Location {
-        file: file.map(str::to_string),
-        ..Default::default()
-    };
-    let t = &plan.topology;
+    let cx = Ctx { plan, budget, file };
+    RULES.iter().flat_map(|r| (r.check)(&cx)).collect()
+}
 
-    // Lanes per root complex and per socket.
-    for s in &budget.sockets {
+/// Lanes over budget on a root complex.
+fn rc_budget(cx: &Ctx) -> Vec<Finding> {
+    let plan = cx.plan;
+    let mut out = Vec::new();
+    for s in &cx.budget.sockets {
         for rc in &s.root_complexes {
             if rc.free < 0 {
                 let users: Vec<String> = rc
@@ -49,11 +103,19 @@ pub fn check(plan: &Plan, budget: &Budget, file: Option<&str>) -> Vec<Finding> {
                     ))
                     .at(Location {
                         node: Some(format!("{} > {}", s.label, rc.label)),
-                        ..last_card_on(plan, &rc.id).unwrap_or_else(at_file)
+                        ..last_card_on(plan, &rc.id).unwrap_or_else(|| cx.at_file())
                     }),
                 );
             }
         }
+    }
+    out
+}
+
+/// Lanes over budget on a socket.
+fn socket_budget(cx: &Ctx) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for s in &cx.budget.sockets {
         if s.free < 0 {
             out.push(
                 Finding::of(
@@ -65,13 +127,19 @@ pub fn check(plan: &Plan, budget: &Budget, file: Option<&str>) -> Vec<Finding> {
                 )
                 .at(Location {
                     node: Some(s.label.clone()),
-                    ..at_file()
+                    ..cx.at_file()
                 }),
             );
         }
     }
+    out
+}
 
-    // Bifurcation: an extender card without a switch splits its slot into x4 ports.
+/// Bifurcation: an extender card without a switch splits its slot into x4 ports.
+fn bifurcation(cx: &Ctx) -> Vec<Finding> {
+    let plan = cx.plan;
+    let t = &plan.topology;
+    let mut out = Vec::new();
     for info in plan.slots.values() {
         let Some((card, part_id)) = &info.card else {
             continue;
@@ -122,8 +190,14 @@ pub fn check(plan: &Plan, budget: &Budget, file: Option<&str>) -> Vec<Finding> {
             );
         }
     }
+    out
+}
 
-    // Service manual card rules: allowed slots and maximum counts.
+/// The service manual's card rules: allowed slots and maximum counts.
+fn card_rules(cx: &Ctx) -> Vec<Finding> {
+    let plan = cx.plan;
+    let t = &plan.topology;
+    let mut out = Vec::new();
     for rule in &plan.card_rules {
         let allowed: Vec<&str> = rule.slots.iter().map(|s| s.get_ref().as_str()).collect();
         let mut placed = Vec::new();
@@ -180,7 +254,7 @@ pub fn check(plan: &Plan, budget: &Budget, file: Option<&str>) -> Vec<Finding> {
             let over = by_line
                 .get(max)
                 .map(|l| (*l).clone())
-                .unwrap_or_else(at_file);
+                .unwrap_or_else(|| cx.at_file());
             out.push(
                 Finding::of(
                     Code::OptionConflict,
@@ -208,8 +282,14 @@ pub fn check(plan: &Plan, budget: &Budget, file: Option<&str>) -> Vec<Finding> {
             );
         }
     }
+    out
+}
 
-    // Generation drops: a device trained below what it can do.
+/// Generation drops: a device trained below what it can do.
+fn generation_drops(cx: &Ctx) -> Vec<Finding> {
+    let plan = cx.plan;
+    let t = &plan.topology;
+    let mut out = Vec::new();
     for d in t.devices() {
         let Some((_, e)) = t.parent_edge(d) else {
             continue;
@@ -263,7 +343,7 @@ pub fn check(plan: &Plan, budget: &Budget, file: Option<&str>) -> Vec<Finding> {
         )
         .at(Location {
             node: Some(t.describe_path(d)),
-            ..at_file()
+            ..cx.at_file()
         });
         if let Some(b) = bay {
             f = f.about(Subject::Bay { number: b });
