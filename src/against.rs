@@ -24,7 +24,7 @@ use crate::pcie::LinkRate;
 use crate::plan::instantiate::Plan;
 use crate::platform::Catalog;
 use crate::platform::schema::parse_bay_list;
-use crate::render::term::Term;
+use crate::term::Term;
 use crate::topology::{DeviceClass, Link, NodeKind, Topology};
 use petgraph::stable_graph::NodeIndex;
 use serde::Serialize;

@@ -3,7 +3,7 @@
 
 use super::engine::{EngineKind, JobStats};
 use crate::finding::{Code, Finding};
-use crate::render::term::Term;
+use crate::term::Term;
 use comfy_table::CellAlignment;
 use hdrhistogram::Histogram;
 use serde::Serialize;
