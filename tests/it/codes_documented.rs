@@ -110,7 +110,10 @@ fn the_code_enum_is_the_table() {
         assert_eq!(*c, d.code);
         assert_eq!(c.def(), *d);
         assert_eq!(Code::parse(c.as_str()), Some(*c));
-        assert_eq!(serde_json::to_string(c).unwrap(), format!("\"{}\"", c.as_str()));
+        assert_eq!(
+            serde_json::to_string(c).unwrap(),
+            format!("\"{}\"", c.as_str())
+        );
     }
     assert!(Code::ALL.windows(2).all(|w| w[0].as_str() < w[1].as_str()));
     assert!(Code::ALL.windows(2).all(|w| w[0] < w[1]));
@@ -124,6 +127,9 @@ fn the_code_enum_is_the_table() {
         .collect();
     assert_eq!(
         refusals,
-        ["LP0401", "LP0402", "LP0403", "LP0404", "LP0405", "LP0406", "LP0407", "LP0408", "LP0409", "LP0419"]
+        [
+            "LP0401", "LP0402", "LP0403", "LP0404", "LP0405", "LP0406", "LP0407", "LP0408",
+            "LP0409", "LP0419"
+        ]
     );
 }
