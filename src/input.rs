@@ -46,7 +46,7 @@ pub struct TextSpec {
 /// An `lspci -vvnn` dump (`audit --lspci`, `bays --lspci`, `learn --lspci`): 256 MiB, pipes
 /// read.
 pub const LSPCI_DUMP: TextSpec = TextSpec {
-    cap: crate::host::fs::LSPCI_CAP,
+    cap: crate::bounded::LSPCI_CAP,
     pipes: true,
     what: "an lspci dump",
     writer: "lspci",
@@ -151,11 +151,11 @@ pub fn read_bounded(path: &Path, spec: &TextSpec) -> Result<Vec<u8>, String> {
             std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
             _ => e.to_string(),
         })?;
-        if let Some(kind) = crate::host::fs::odd_kind(&meta.file_type()) {
+        if let Some(kind) = crate::bounded::odd_kind(&meta.file_type()) {
             return Err(format!("is {kind}, not a file"));
         }
     }
-    crate::host::fs::read_input(path, spec.cap)
+    crate::bounded::read_input(path, spec.cap)
 }
 
 /// Decodes `bytes` read from `file` (see the module docs): the text with stray bytes

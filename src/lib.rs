@@ -8,6 +8,7 @@
 
 pub mod against;
 pub mod bays;
+pub mod bounded;
 pub mod cpu;
 pub mod escape;
 pub mod finding;
