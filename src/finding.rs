@@ -207,7 +207,7 @@ impl Serialize for Code {
     }
 }
 
-/// Scripts and tests compare with the stable string (`f.code == "LP0302"`).
+/// Tests compare a code with its stable string (a `Finding`'s code equals `LP0302`).
 impl PartialEq<&str> for Code {
     fn eq(&self, other: &&str) -> bool {
         self.as_str() == *other
