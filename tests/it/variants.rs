@@ -138,7 +138,7 @@ fn line_of(platform: &str, after: &str, text: &str) -> usize {
 }
 
 fn codes(m: &VariantMatch) -> Vec<&str> {
-    m.findings.iter().map(|f| f.code).collect()
+    m.findings.iter().map(|f| f.code.as_str()).collect()
 }
 
 #[test]
@@ -879,7 +879,7 @@ fn relatives_confirm_riser_1b_and_contradict_the_inferred_slot6() {
         let got: Vec<(&str, &str)> = m
             .contradictions
             .iter()
-            .map(|c| (c.code, c.host.bdf.as_str()))
+            .map(|c| (c.code.as_str(), c.host.bdf.as_str()))
             .collect();
         assert_eq!(got, *contradictions, "{rel}");
         assert_eq!(codes(&m), *finding_codes, "{rel}");
@@ -961,7 +961,7 @@ fn every_capture_names_its_variant_or_its_contradictions() {
         let got: Vec<(&str, &str)> = m
             .contradictions
             .iter()
-            .map(|c| (c.code, c.host.bdf.as_str()))
+            .map(|c| (c.code.as_str(), c.host.bdf.as_str()))
             .collect();
         assert_eq!(got, *contradictions, "{rel}");
         assert_eq!(codes(&m), *finding_codes, "{rel}");
