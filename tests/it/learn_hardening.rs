@@ -176,6 +176,7 @@ fn corpus_captures_learn_sockets_and_plan_every_part() {
         ("r7425", "1C2794FDE243", 2, "3 of 3"),
         ("r740", "102E11A0DB9A", 2, "4 of 4"),
         ("r640", "34DAF9822B89", 2, "4 of 4"),
+        ("r640", "88100BFA40CD", 2, "5 of 5"),
     ];
     // Every model folder of the corpus.
     let mut models: Vec<String> = std::fs::read_dir(fixtures().join("corpus"))
