@@ -8,3 +8,4 @@ pub mod flow;
 pub mod json;
 pub mod term;
 pub mod text;
+pub mod textfit;

@@ -38,6 +38,7 @@ mod probe_snapshots;
 mod prom_textfile;
 mod readme_samples;
 mod redfish;
+mod svg_fit;
 mod system;
 mod term_width;
 mod toml_props;
