@@ -966,10 +966,9 @@ pub fn render(layout: &BayLayout) -> String {
     let problems = layout.problem_count();
     match &layout.host {
         Some(h) => sub.push(format!(
-            "{} bays, {} of {} planned found, {} with a problem",
+            "{} bays, {}, {} with a problem",
             layout.bays.len(),
-            h.found,
-            h.planned,
+            h.summary(),
             problems
         )),
         None => sub.push(format!(

@@ -121,6 +121,39 @@ fn centre(s: &str, w: usize) -> String {
     format!("{}{s}{}", " ".repeat(left), " ".repeat(w - n - left))
 }
 
+/// `s` on lines of at most `w` characters, broken at spaces (a longer word between
+/// characters): nothing is cut.
+fn wrap_cell(s: &str, w: usize) -> Vec<String> {
+    let w = w.max(1);
+    let mut out: Vec<String> = Vec::new();
+    let mut cur = String::new();
+    for word in s.split_whitespace() {
+        let need = cur.chars().count() + usize::from(!cur.is_empty()) + word.chars().count();
+        if need <= w {
+            if !cur.is_empty() {
+                cur.push(' ');
+            }
+            cur.push_str(word);
+            continue;
+        }
+        if !cur.is_empty() {
+            out.push(std::mem::take(&mut cur));
+        }
+        let chars: Vec<char> = word.chars().collect();
+        for chunk in chars.chunks(w) {
+            if chunk.len() == w {
+                out.push(chunk.iter().collect());
+            } else {
+                cur = chunk.iter().collect();
+            }
+        }
+    }
+    if !cur.is_empty() || out.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
 /// `NVMe`, or `NVM` in three columns.
 fn iface_code(i: Interface, w: usize) -> &'static str {
     match (i, w >= 4) {
@@ -468,7 +501,7 @@ pub fn render(layout: &BayLayout, opts: &TextOptions) -> String {
     // Rear.
     out.push_str(&rear(layout, opts, &painter, dash));
     if let Some(h) = &layout.host {
-        let _ = writeln!(out, "\nHost: {} of {} planned found", h.found, h.planned);
+        let _ = writeln!(out, "\nHost: {}", h.summary());
         let matched: Vec<String> = layout
             .bays
             .iter()
@@ -552,19 +585,31 @@ fn rear(layout: &BayLayout, opts: &TextOptions, painter: &Painter, dash: &str) -
             },
         ];
         for (k, line) in lines.iter().enumerate() {
-            let mut row = String::from(g.v);
-            for s in &layout.slots {
-                let cell = centre(&line(s), w);
-                let style = match k {
-                    2 => socket_style(s.socket),
-                    4 => problem_style(),
-                    3 if s.card.is_none() => dim_style(),
-                    _ => Style::new(),
-                };
-                row.push_str(&painter.paint(style, &cell));
-                row.push(g.v);
+            // Each cell's text wrapped to the cell (never cut): as many rows as the longest.
+            let cells: Vec<Vec<String>> = layout
+                .slots
+                .iter()
+                .map(|s| {
+                    let text = if k == 3 { s.card_short_in(w) } else { line(s) };
+                    wrap_cell(&text, w)
+                })
+                .collect();
+            let rows = cells.iter().map(Vec::len).max().unwrap_or(1);
+            for r in 0..rows {
+                let mut row = String::from(g.v);
+                for (s, cell) in layout.slots.iter().zip(&cells) {
+                    let cell = centre(cell.get(r).map(String::as_str).unwrap_or(""), w);
+                    let style = match k {
+                        2 => socket_style(s.socket),
+                        4 => problem_style(),
+                        3 if s.card.is_none() => dim_style(),
+                        _ => Style::new(),
+                    };
+                    row.push_str(&painter.paint(style, &cell));
+                    row.push(g.v);
+                }
+                let _ = writeln!(out, "{row}");
             }
-            let _ = writeln!(out, "{row}");
         }
         let _ = writeln!(out, "{bottom}");
     }

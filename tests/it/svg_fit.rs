@@ -298,3 +298,197 @@ fn every_bay_svg_fits() {
         &mut m,
     );
 }
+
+fn r7525(args: &[&str]) -> String {
+    let out = laneplan()
+        .env("COLUMNS", "120")
+        .args(["bays", "r7525", "--lspci"])
+        .arg(lspci_dump("r7525"))
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The audited rear slots hold what the audit found (a Xilinx card in Slot 2, the E810 in
+/// the OCP slot), in text, JSON and SVG; with no plan the header says what was found.
+#[test]
+fn r7525_rear_slots_show_what_the_audit_found() {
+    let text = r7525(&[]);
+    assert!(
+        text.contains("Host: 2 drives in bays, 2 cards in slots found (nothing planned)"),
+        "{text}"
+    );
+    assert!(!text.contains("0 of 0 planned"), "{text}");
+    // The rear picture: Slot 2 holds a card, OCP 3.0 a NIC, the other four are empty.
+    let rear: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("Rear"))
+        .collect();
+    assert_eq!(
+        rear[5],
+        "|   card   |  empty   |  empty   |  empty   |  empty   |   NIC    |",
+        "{}",
+        rear.join("\n")
+    );
+    let v: serde_json::Value = serde_json::from_str(&r7525(&["--json"])).unwrap();
+    let slots = v["slots"].as_array().unwrap();
+    let held: Vec<(&str, &str, &str, &str)> = slots
+        .iter()
+        .filter(|s| s.get("card").is_some())
+        .map(|s| {
+            (
+                s["id"].as_str().unwrap(),
+                s["card"].as_str().unwrap(),
+                s["found_bdf"].as_str().unwrap(),
+                s["link"]["text"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        held,
+        [
+            (
+                "slot2",
+                "Xilinx Corporation Device",
+                "0000:21:00.0",
+                "Gen3 x16"
+            ),
+            (
+                "ocp",
+                "Intel Corporation Ethernet Controller E810-C for SFP",
+                "0000:63:00.0",
+                "Gen4 x16"
+            ),
+        ]
+    );
+    assert_eq!(v["host"]["drives_found"], 2);
+    assert_eq!(v["host"]["cards_found"], 2);
+    assert_eq!(v["host"]["planned"], 0);
+    // Nothing was planned: a found card is not a problem.
+    assert!(
+        slots
+            .iter()
+            .all(|s| s["problems"].as_array().unwrap().is_empty())
+    );
+    let svg = r7525(&["--svg", "-"]);
+    let doc = roxmltree::Document::parse(&svg).unwrap();
+    let group = |id: &str| {
+        doc.descendants()
+            .find(|n| n.attribute("id") == Some(id))
+            .unwrap_or_else(|| panic!("no {id}"))
+    };
+    let texts = |id: &str| -> String {
+        group(id)
+            .descendants()
+            .filter(|n| n.has_tag_name("text"))
+            .flat_map(|t| {
+                t.children()
+                    .filter(|c| c.is_text())
+                    .filter_map(|c| c.text())
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    assert!(
+        texts("slot-slot2").contains("Xilinx Corporation Device"),
+        "{}",
+        texts("slot-slot2")
+    );
+    assert!(
+        texts("slot-ocp").contains("E810-C"),
+        "{}",
+        texts("slot-ocp")
+    );
+    assert!(texts("slot-slot3").contains("empty"));
+    let subtitle = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("text"))
+        .nth(1)
+        .and_then(|t| t.text())
+        .unwrap();
+    assert_eq!(
+        subtitle,
+        "front=8nvme · nps=nps4 · 8 bays, 2 drives in bays, 2 cards in slots found (nothing planned), 0 with a problem"
+    );
+}
+
+/// Rear cells wrap at their space, never cut ("NVMe e"): at 80 columns the R740xd's
+/// extender slots read "NVMe" over "ext".
+#[test]
+fn rear_cells_wrap_and_are_not_cut() {
+    let out = laneplan()
+        .env("COLUMNS", "80")
+        .args(["bays", "examples/r740xd-12nvme-micron9300.toml"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let rear: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("Rear"))
+        .take(11)
+        .collect();
+    assert_eq!(
+        rear[7..10],
+        [
+            "| NVMe | BOSS |empty | NVMe |empty |empty |empty | NVMe | PERC | NIC  |",
+            "| ext  |      |      | ext  |      |      |      | ext  |      |      |",
+            "|      |      |      |      |      |      |      |      |      |      |",
+        ],
+        "{}",
+        rear.join("\n")
+    );
+    assert!(
+        !text.contains("NVMe e|") && !text.contains("NVMe e "),
+        "{text}"
+    );
+}
+
+/// Bays in numeric order (0, 1, 2 ... 10, never 0, 1, 10, 11, 2) in the text table, the
+/// JSON and the SVG of a 24-bay chassis.
+#[test]
+fn bays_sort_numerically_in_text_svg_and_json() {
+    let want: Vec<u64> = (0..24).collect();
+    let run = |args: &[&str]| {
+        let out = laneplan()
+            .env("COLUMNS", "200")
+            .args(["bays", "r740xd", "--option", "front=24nvme"])
+            .args(args)
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let v: serde_json::Value = serde_json::from_str(&run(&["--json"])).unwrap();
+    let json: Vec<u64> = v["bays"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["number"].as_u64().unwrap())
+        .collect();
+    assert_eq!(json, want);
+    let svg = run(&["--svg", "-"]);
+    let doc = roxmltree::Document::parse(&svg).unwrap();
+    let ids: Vec<u64> = doc
+        .descendants()
+        .filter_map(|n| n.attribute("id")?.strip_prefix("bay-")?.parse().ok())
+        .collect();
+    assert_eq!(ids, want);
+    // The per-bay table: its first column, top to bottom.
+    let text = run(&[]);
+    let rows: Vec<u64> = text
+        .lines()
+        .filter_map(|l| {
+            let row = l.strip_prefix('│').or_else(|| l.strip_prefix('|'))?;
+            let mut cells = row.split(['│', '|']).map(str::trim);
+            let bay = cells.next()?.parse().ok()?;
+            // A table row (bay, interface, ...), not the panel's row of numbers.
+            (cells.next()? == "NVMe").then_some(bay)
+        })
+        .collect();
+    assert_eq!(rows, want, "{text}");
+}
