@@ -30,6 +30,7 @@ mod place_props;
 mod platforms_new;
 mod probe_cli;
 mod probe_common;
+mod probe_curve_svg;
 mod probe_engine;
 mod probe_mapped;
 mod probe_parse_props;
