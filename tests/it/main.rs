@@ -22,6 +22,7 @@ mod learn_hardening;
 mod learn_props;
 mod lspci_props;
 mod malformed;
+mod names_escaped;
 mod other_vendor;
 mod outfile;
 mod place;
