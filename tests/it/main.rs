@@ -20,6 +20,7 @@ mod hwloc;
 mod learn;
 mod learn_hardening;
 mod learn_props;
+mod learn_writer_corpus;
 mod lspci_props;
 mod malformed;
 mod names_escaped;
