@@ -364,6 +364,7 @@ pub fn analyze(
         super::Memory::Socket(_) => c.cpu.memory_gbs_at(c.memory_mts),
     });
     let ctx = Ctx {
+        topology: &report.plan.topology,
         sys,
         cpu: plan_cpu.as_ref(),
         memory_gbs,
@@ -453,6 +454,7 @@ fn cost_use(c: &Cost) -> CostUse {
 }
 
 struct Ctx<'a> {
+    topology: &'a crate::topology::Topology,
     sys: &'a SystemOptions,
     cpu: Option<&'a PlanCpu>,
     memory_gbs: Option<f64>,
@@ -478,6 +480,24 @@ pub fn grouped(v: f64) -> String {
 }
 
 impl Ctx<'_> {
+    /// An element's label with the device it carries, where that is a card or controller
+    /// whose name the label lacks: `Integrated storage controller slot link Gen3 x8 (HBA330
+    /// Mini)`, so a SAS/SATA build's bottleneck names its controller.
+    fn named(&self, e: &super::net::Element) -> String {
+        let Some(ix) = e.node else {
+            return e.label.clone();
+        };
+        let n = self.topology.node(ix);
+        match &n.kind {
+            crate::topology::NodeKind::Device { class, .. }
+                if !class.is_drive() && !e.label.contains(n.label.as_str()) =>
+            {
+                format!("{} ({})", e.label, n.label)
+            }
+            _ => e.label.clone(),
+        }
+    }
+
     fn end_to_end(&self, f: &FlowReport, dir: Dir, io: f64) -> EndToEnd {
         let agg = f.aggregate(dir);
         let r = match dir {
@@ -519,7 +539,10 @@ impl Ctx<'_> {
             agg.demand_gbs * 1e9 / device_bytes,
             format!("{:.2} GB/s of {what} specs{per}", agg.demand_gbs),
         ));
-        if agg.expected_gbs + 1e-9 < agg.demand_gbs.min(agg.ceiling_gbs) {
+        // A controller's spec binds only when it holds the expected max-flow measurably below
+        // both the drives and the links (a relative margin: summing 24 drives' specs must not
+        // make a controller out of rounding).
+        if agg.expected_gbs < agg.demand_gbs.min(agg.ceiling_gbs) * (1.0 - 1e-6) {
             let ctrl = f
                 .elements
                 .iter()
@@ -532,7 +555,7 @@ impl Ctx<'_> {
             el.push(bound(
                 Bind::Controller,
                 ctrl.map(|e| e.element.id.clone()),
-                ctrl.map_or("a controller's spec".into(), |e| e.element.label.clone()),
+                ctrl.map_or("a controller's spec".into(), |e| self.named(&e.element)),
                 agg.expected_gbs * 1e9 / device_bytes,
                 format!("{:.2} GB/s expected max-flow{per}", agg.expected_gbs),
             ));
@@ -545,7 +568,7 @@ impl Ctx<'_> {
             Bind::Links,
             link.map(|e| e.element.id.clone()),
             link.map_or("the physical path (aggregate ceiling)".into(), |e| {
-                e.element.label.clone()
+                self.named(&e.element)
             }),
             agg.ceiling_gbs * 1e9 / device_bytes,
             format!("{:.2} GB/s aggregate ceiling{per}", agg.ceiling_gbs),

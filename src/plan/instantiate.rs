@@ -1388,17 +1388,27 @@ fn place_drive(
                 max: Some(LinkRate::new(part.generation(), part.width())),
             }
         }
+        // The drive's own interface link: its part's `storage_gbps` (SATA 6 Gb/s, SAS 12 Gb/s,
+        // with the datasheet as source), else the interface's usual rate.
         Some(Interface::Sas) => Link::Storage {
             protocol: StorageProtocol::Sas,
-            gbps: 12.0,
+            gbps: drive_link_gbps(part, 12.0),
         },
         _ => Link::Storage {
             protocol: StorageProtocol::Sata,
-            gbps: 6.0,
+            gbps: drive_link_gbps(part, 6.0),
         },
     };
     t.link(bay, d, link);
     Ok(d)
+}
+
+/// A SAS/SATA drive's interface rate (Gb/s): its part's `storage_gbps`, else `default`.
+fn drive_link_gbps(part: &Part, default: f64) -> f64 {
+    part.def
+        .storage_gbps
+        .as_ref()
+        .map_or(default, |g| *g.get_ref())
 }
 
 /// Walks up from a bay to the port that is the drive's link partner, taking the lowest
