@@ -487,7 +487,9 @@ fn lanes(svg: &mut Svg, layout: &BayLayout, y0: f64) -> f64 {
     let avail = right - left;
     let total_bays: usize = groups.iter().map(|g| g.bays.len()).sum();
     let ggap = 14.0;
-    let min_group = 150.0;
+    // Groups as wide as the row allows (their card names are long), 150 to 220 px.
+    let n_groups = groups.len() as f64;
+    let min_group = ((avail - ggap * (n_groups - 1.0)) / n_groups).clamp(150.0, 220.0);
     // Chip width so that every group fits.
     let mut chip = 40.0;
     loop {

@@ -22,7 +22,7 @@ fn a_real_curve_svg_fits_and_explains_itself() {
         "--size",
         "4m",
         "--runtime",
-        "100ms",
+        "300ms",
         "--ramp",
         "0",
         "--json",
@@ -31,8 +31,8 @@ fn a_real_curve_svg_fits_and_explains_itself() {
     .arg(&svg)
     .arg(&img);
     let (code, out, err) = run(&mut cmd);
-    assert_eq!(code, 0, "{err}");
-    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+    assert_eq!(code, 0, "{err}\nfindings: {}", v["findings"]);
     let points = v["curves"][0]["points"].as_array().unwrap();
     assert_eq!(points.len(), 13);
     let text = std::fs::read_to_string(&svg).unwrap();
