@@ -172,7 +172,7 @@ impl Term {
         for r in rows {
             table.add_row(
                 keep.iter()
-                    .map(|&i| super::escape::terminal_plain(&r[i]).into_owned()),
+                    .map(|&i| crate::escape::terminal_plain(&r[i]).into_owned()),
             );
         }
         let note = self.left_out_note(header, &keep);
@@ -260,9 +260,9 @@ impl Term {
         // Control characters in names never reach the terminal raw; SGR colour only in text
         // that paints its own (`wrap_painted`).
         let text = if painted {
-            super::escape::terminal_text(text)
+            crate::escape::terminal_text(text)
         } else {
-            super::escape::terminal_plain(text)
+            crate::escape::terminal_plain(text)
         };
         let text = if self.ascii {
             to_ascii(&text)
