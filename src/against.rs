@@ -154,7 +154,7 @@ pub struct DiffEntry {
     /// What this entry is about, as data.
     pub subject: Subject,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub bay: Option<u16>,
+    pub bay: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub slot: Option<String>,
     /// The physical slot number the platform gives this place, if any.
@@ -212,7 +212,7 @@ impl Diff {
 
 enum Position {
     Bay {
-        bay: u16,
+        bay: u32,
         drive: Option<NodeIndex>,
         slot_number: Option<u32>,
     },
@@ -227,7 +227,7 @@ enum Position {
         slot: String,
         label: String,
         card: NodeIndex,
-        bays: Vec<u16>,
+        bays: Vec<u32>,
     },
     EmptySlot {
         label: String,
@@ -401,7 +401,7 @@ pub fn diff_in(plan: &Plan, audit: &Audit, catalog: Option<&Catalog>) -> Diff {
                         .and_then(|p| audit.function(p))
                 })
         };
-        let mut port_of_bay: std::collections::BTreeMap<u16, (&FunctionReport, MatchMethod)> =
+        let mut port_of_bay: std::collections::BTreeMap<u32, (&FunctionReport, MatchMethod)> =
             Default::default();
         for pos in &positions {
             if let Position::Bay {
@@ -1108,7 +1108,7 @@ fn judge(
 }
 
 /// The physical slot number the platform gives bay `n` (its group's `slot_numbers`).
-pub fn bay_slot_number(plan: &Plan, n: u16) -> Option<u32> {
+pub fn bay_slot_number(plan: &Plan, n: u32) -> Option<u32> {
     let info = plan.bays.get(&n)?;
     let numbers = info.group.slot_numbers.as_ref()?;
     let bays = parse_bay_list(info.group.bays.get_ref()).ok()?;
@@ -1164,7 +1164,7 @@ fn collect(plan: &Plan, ix: NodeIndex, out: &mut Vec<Position>) {
                         for k in t.children(c) {
                             collect(plan, k, &mut inner);
                         }
-                        let bays: Vec<u16> = inner
+                        let bays: Vec<u32> = inner
                             .iter()
                             .filter_map(|p| match p {
                                 Position::Bay { bay, .. } => Some(*bay),
