@@ -1114,7 +1114,7 @@ pub fn bay_slot_number(plan: &Plan, n: u32) -> Option<u32> {
     let bays = parse_bay_list(info.group.bays.get_ref()).ok()?;
     let numbers = parse_bay_list(numbers.get_ref()).ok()?;
     let i = bays.iter().position(|&b| b == n)?;
-    numbers.get(i).map(|&v| u32::from(v))
+    numbers.get(i).copied()
 }
 
 /// The planned positions under a root complex, in port order.

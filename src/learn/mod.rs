@@ -1375,7 +1375,7 @@ fn builtin(d: &FunctionReport, rid: &str, width: u8, generation: u8) -> Table {
 }
 
 fn bay_group(body: &mut String, bays: &[Bay], via: &str, to: &str) {
-    let numbers: Vec<u32> = bays.iter().map(|b| u32::from(b.number)).collect();
+    let numbers: Vec<u32> = bays.iter().map(|b| b.number).collect();
     let slots: Vec<Option<u32>> = bays.iter().map(|b| b.slot).collect();
     // In bay order; a list where the numbers do not run in order.
     let slot_numbers = slots.iter().all(Option::is_some).then(|| {

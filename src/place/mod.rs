@@ -1021,7 +1021,7 @@ fn vendor_distance(prob: &Problem, space: &Space, placement: &Placement) -> u32 
         d += slot_rank(prob, space, class, &s.slot) as u32;
     }
     for (n, _) in placement.bay_numbers() {
-        d += n as u32;
+        d += n;
     }
     d
 }
