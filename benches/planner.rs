@@ -22,9 +22,10 @@
 use laneplan::flow::{self, Options};
 use laneplan::plan;
 use laneplan::platform::Catalog;
-use laneplan::render::{json, term, text};
+use laneplan::render::{json, text};
 use laneplan::source::SourceFile;
 use laneplan::synth;
+use laneplan::term;
 use std::process::Command;
 use std::time::{Duration, Instant};
 

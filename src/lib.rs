@@ -8,7 +8,10 @@
 
 pub mod against;
 pub mod bays;
+pub mod bounded;
+pub mod complete;
 pub mod cpu;
+pub mod escape;
 pub mod finding;
 pub mod flow;
 pub mod host;
@@ -24,6 +27,7 @@ pub mod render;
 pub mod source;
 pub mod suggest;
 pub mod synth;
+pub mod term;
 pub mod topology;
 pub mod treetext;
 pub mod variant;

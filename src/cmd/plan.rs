@@ -12,7 +12,7 @@ use std::process::ExitCode;
 #[derive(Args, Debug)]
 pub struct CatalogArgs {
     /// Extra platform and parts files (*.toml) to load beside the built-in ones.
-    #[arg(long, value_name = "DIR", global = true)]
+    #[arg(long, value_name = "DIR", global = true, value_hint = clap::ValueHint::DirPath)]
     pub platform_dir: Option<PathBuf>,
 }
 
@@ -33,8 +33,11 @@ pub struct PlatformsArgs {
 pub struct PartsArgs {
     /// Only parts of this class (nvme, sas-drive, sata-drive, raid, hba, nic, boot, gpu,
     /// extender).
-    #[arg(long, value_parser = parse_class)]
+    #[arg(long, value_parser = super::one_of(&laneplan::topology::DeviceClass::NAMES, parse_class))]
     pub class: Option<laneplan::topology::DeviceClass>,
+    /// Only parts whose id, name or PCI vendor contains SEARCH (case ignored), e.g.
+    /// `connectx-5`, `cx5`, `mellanox`.
+    pub search: Option<String>,
     /// Print JSON (schema: docs/JSON.md).
     #[arg(long)]
     pub json: bool,
@@ -49,7 +52,15 @@ fn parse_class(s: &str) -> std::result::Result<laneplan::topology::DeviceClass, 
 }
 
 pub fn parts(args: &PartsArgs, cat: &CatalogArgs) -> Result<ExitCode> {
-    let catalog = cat.load()?;
+    let mut catalog = cat.load()?;
+    if let Some(q) = &args.search {
+        // As grep: nothing found is exit 1, with a word on stderr.
+        catalog = catalog.with_parts_matching(q);
+        if catalog.parts.is_empty() {
+            eprintln!("no part's id, name or vendor contains `{q}`");
+            return Ok(ExitCode::from(1));
+        }
+    }
     if args.json {
         print_json(&json::parts(&catalog, args.class))?;
     } else {
@@ -130,28 +141,28 @@ pub fn platform_report(
     options: &[(String, String)],
 ) -> Result<plan::Report> {
     options_once(options)?;
-    let report = plan::plan_platform(catalog, id, options).ok_or_else(|| {
-        let known: Vec<&str> = catalog.platforms.keys().map(String::as_str).collect();
-        miette!(
-            help = laneplan::suggest::help_with(
-                id,
-                known.iter().copied(),
-                &format!(
-                    "known platforms: {}; or give a build file (*.toml)",
-                    known.join(", ")
-                )
-            ),
-            "unknown platform `{id}`"
-        )
-    })?;
-    if let Some(f) = report.findings.iter().find(|f| f.code == "LP0115") {
-        return Err(miette!(
-            help = option_help(catalog, id, options, f.help.as_deref().unwrap_or_default()),
+    match plan::plan_platform(catalog, id, options) {
+        Ok(report) => Ok(report),
+        Err(plan::PlanError::UnknownPlatform(_)) => {
+            let known: Vec<&str> = catalog.platforms.keys().map(String::as_str).collect();
+            Err(miette!(
+                help = laneplan::suggest::help_with(
+                    id,
+                    known.iter().copied(),
+                    &format!(
+                        "known platforms: {}; or give a build file (*.toml)",
+                        known.join(", ")
+                    )
+                ),
+                "unknown platform `{id}`"
+            ))
+        }
+        Err(plan::PlanError::Option(e)) => Err(miette!(
+            help = option_help(catalog, id, options, &e.help),
             "{}",
-            f.message
-        ));
+            e.message
+        )),
     }
-    Ok(report)
 }
 
 /// `rest`, after a did-you-mean for the first `--option KEY=VALUE` whose key or value the
@@ -237,7 +248,7 @@ pub fn check(args: &CheckArgs, cat: &CatalogArgs) -> Result<ExitCode> {
         // Errors first, as `check` orders them.
         report
             .findings
-            .sort_by(|a, b| b.severity.cmp(&a.severity).then(a.code.cmp(b.code)));
+            .sort_by(|a, b| b.severity.cmp(&a.severity).then(a.code.cmp(&b.code)));
     }
     if args.json {
         let mut v = json::report(&report, Some(("bandwidth", json::bandwidth(&bandwidth))));

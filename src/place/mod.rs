@@ -17,7 +17,7 @@ pub mod exhaustive;
 pub mod report;
 pub mod served;
 
-use crate::finding::{Finding, Severity, Subject};
+use crate::finding::{Code, Finding, Severity, Subject};
 use crate::flow::Scope;
 use crate::platform::Catalog;
 use crate::platform::schema::{Via, parse_bay_list};
@@ -70,6 +70,11 @@ impl Objective {
             Objective::Served => "served",
         }
     }
+}
+
+impl Objective {
+    /// Every `--objective` value, as [`FromStr`] takes it.
+    pub const NAMES: [&'static str; 6] = ["auto", "read", "write", "mixed", "balanced", "served"];
 }
 
 impl FromStr for Objective {
@@ -345,7 +350,7 @@ pub struct Candidate {
 /// A finding `check` reports for a placement, as data.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Warning {
-    pub code: &'static str,
+    pub code: Code,
     pub severity: Severity,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub subject: Option<Subject>,
@@ -567,11 +572,7 @@ pub(crate) fn resolve<'a>(
         let p = eval::part_spec(catalog, &id).ok_or_else(|| {
             req_err(
                 format!("unknown part `{id}`"),
-                Some(crate::suggest::help_with(
-                    &id,
-                    catalog.parts.keys().map(String::as_str),
-                    "`laneplan parts` lists the catalogue",
-                )),
+                Some(catalog.unknown_part_help(&id)),
             )
         })?;
         if p.is_drive() {

@@ -2,8 +2,8 @@
 //! ceiling, its expected figure and what limits it; its fair share all at once), aggregate
 //! lines (ceiling and expected), and the most loaded links.
 
-use super::term::Term;
 use crate::flow::{DeviceDir, Dir, FlowReport, Limit, Scope};
+use crate::term::Term;
 use comfy_table::{Cell, CellAlignment};
 use std::fmt::Write;
 
@@ -102,7 +102,7 @@ pub fn table_in(r: &FlowReport, term: &Term) -> String {
     }
     // The table of a large build is megabytes: kept as it is unless something needs escaping.
     let table = t.to_string();
-    let mut out = match super::escape::terminal_text(&table) {
+    let mut out = match crate::escape::terminal_text(&table) {
         std::borrow::Cow::Owned(escaped) => escaped,
         std::borrow::Cow::Borrowed(_) => table,
     };
