@@ -156,6 +156,7 @@ code_table! {
     WRONG_PART = "LP0324", "wrong-part", "error", "against a plan: a different part (by PCI vendor, device and subsystem ids, or drive model)";
     NOT_LOCATED = "LP0325", "not-located", "note", "against a plan: a root complex without a locator, its positions not compared";
     STRAY_BYTES = "LP0330", "stray-bytes", "warning", "control characters or invalid UTF-8 inside a text input (raw VPD bytes in an lspci dump) replaced by U+FFFD; the rest was read";
+    NOT_ROOT_DUMP = "LP0335", "not-root-dump", "warning", "an lspci dump without capabilities (`Capabilities: <access denied>`, no LnkSta): not captured as root, so it holds no link data; capture it with `sudo lspci -vvnn`";
     CHASSIS_DOWNTRAINED = "LP0340", "chassis-downtrained", "error", "a device's link as the BMC reports it (Redfish PCIeInterface) is below its maximum: LanesInUse < MaxLanes or PCIeType < MaxPCIeType";
     LINK_OUTSIDE_TREE = "LP0341", "link-outside-tree", "note", "a Redfish link that points outside the tree being read: not followed";
     LINK_MISSING = "LP0342", "link-missing", "note", "a Redfish link inside the tree whose resource is not in it (the dump left it out)";

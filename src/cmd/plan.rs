@@ -24,7 +24,7 @@ impl CatalogArgs {
 
 #[derive(Args, Debug)]
 pub struct PlatformsArgs {
-    /// Print JSON (schema: docs/JSON.md).
+    /// Print JSON (schema: `laneplan man --doc JSON`).
     #[arg(long)]
     pub json: bool,
 }
@@ -35,7 +35,7 @@ pub struct PartsArgs {
     /// extender).
     #[arg(long, value_parser = parse_class)]
     pub class: Option<laneplan::topology::DeviceClass>,
-    /// Print JSON (schema: docs/JSON.md).
+    /// Print JSON (schema: `laneplan man --doc JSON`).
     #[arg(long)]
     pub json: bool,
 }
@@ -53,7 +53,7 @@ pub fn parts(args: &PartsArgs, cat: &CatalogArgs) -> Result<ExitCode> {
     if args.json {
         print_json(&json::parts(&catalog, args.class))?;
     } else {
-        print!("{}", text::parts_in(&catalog, args.class, &super::term()));
+        out!("{}", text::parts_in(&catalog, args.class, &super::term()));
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -63,9 +63,9 @@ pub struct ShowArgs {
     /// Platform id (see `laneplan platforms`).
     pub platform: String,
     /// Choose a platform option, e.g. `front=12nvme-12sas` (repeatable).
-    #[arg(long = "option", short = 'o', value_name = "KEY=VALUE", value_parser = parse_kv)]
+    #[arg(long = "option", short = 'O', value_name = "KEY=VALUE", value_parser = parse_kv)]
     pub options: Vec<(String, String)>,
-    /// Print JSON (schema: docs/JSON.md).
+    /// Print JSON (schema: `laneplan man --doc JSON`).
     #[arg(long)]
     pub json: bool,
 }
@@ -74,7 +74,7 @@ pub struct ShowArgs {
 pub struct CheckArgs {
     /// A build file (TOML): platform, options, parts in slots and bays.
     pub build: PathBuf,
-    /// Print JSON (schema: docs/JSON.md).
+    /// Print JSON (schema: `laneplan man --doc JSON`).
     #[arg(long)]
     pub json: bool,
     /// Leave the planned tree out of the human report.
@@ -108,7 +108,7 @@ pub fn parse_kv(s: &str) -> std::result::Result<(String, String), String> {
 }
 
 fn print_json(v: &serde_json::Value) -> Result<()> {
-    println!("{}", serde_json::to_string_pretty(v).into_diagnostic()?);
+    outln!("{}", serde_json::to_string_pretty(v).into_diagnostic()?);
     Ok(())
 }
 
@@ -117,7 +117,8 @@ pub fn platforms(args: &PlatformsArgs, cat: &CatalogArgs) -> Result<ExitCode> {
     if args.json {
         print_json(&json::platforms(&catalog))?;
     } else {
-        print!("{}", super::term().fit(&text::platforms(&catalog)));
+        let term = super::term();
+        out!("{}", term.fit(&text::platforms_in(&catalog, &term)));
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -214,12 +215,12 @@ pub fn show(args: &ShowArgs, cat: &CatalogArgs) -> Result<ExitCode> {
         print_json(&json::report(&report, None))?;
     } else {
         let term = super::term();
-        print!("{}", term.wrap(&text::header(&report)));
-        println!();
-        print!("{}", term.fit(&text::tree(&report.plan.topology)));
-        println!();
-        println!("Lane budget");
-        print!("{}", text::budget_in(&report.budget, &term));
+        out!("{}", term.wrap(&text::header(&report)));
+        outln!();
+        out!("{}", term.fit(&text::tree(&report.plan.topology)));
+        outln!();
+        outln!("Lane budget");
+        out!("{}", text::budget_in(&report.budget, &term));
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -247,24 +248,24 @@ pub fn check(args: &CheckArgs, cat: &CatalogArgs) -> Result<ExitCode> {
         print_json(&v)?;
     } else {
         let term = super::term();
-        print!("{}", term.wrap(&text::header(&report)));
+        out!("{}", term.wrap(&text::header(&report)));
         if !args.no_tree {
-            println!();
-            print!("{}", term.fit(&text::tree(&report.plan.topology)));
+            outln!();
+            out!("{}", term.fit(&text::tree(&report.plan.topology)));
         }
-        println!();
-        println!("Lane budget");
-        print!("{}", text::budget_in(&report.budget, &term));
-        println!();
-        print!("{}", laneplan::render::flow::report_in(&bandwidth, &term));
+        outln!();
+        outln!("Lane budget");
+        out!("{}", text::budget_in(&report.budget, &term));
+        outln!();
+        out!("{}", laneplan::render::flow::report_in(&bandwidth, &term));
         if let Some((s, _)) = &sys {
-            println!();
-            print!("{}", term.wrap(&laneplan::render::flow::system(s)));
+            outln!();
+            out!("{}", term.wrap(&laneplan::render::flow::system(s)));
         }
-        println!();
-        print!(
+        outln!();
+        out!(
             "{}",
-            term.wrap(&text::findings(&report.findings, Some(&file)))
+            text::findings_in(&report.findings, Some(&file), &term)
         );
     }
     Ok(if has_errors(&report.findings) {

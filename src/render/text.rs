@@ -2,7 +2,7 @@
 //! every line), the lane budget table, and linter-style findings with caret snippets.
 
 use super::term::Term;
-use crate::finding::{Finding, Severity};
+use crate::finding::Finding;
 use crate::plan::Report;
 use crate::plan::budget::Budget;
 use crate::platform::Catalog;
@@ -13,6 +13,16 @@ use std::fmt::Write;
 
 /// One line per platform with its options.
 pub fn platforms(catalog: &Catalog) -> String {
+    platforms_in(catalog, &Term::WIDE)
+}
+
+/// [`platforms`] for a terminal: the ids in bold unless `--color never`.
+pub fn platforms_in(catalog: &Catalog, term: &Term) -> String {
+    let bold = if term.paints() {
+        anstyle::Style::new().bold()
+    } else {
+        anstyle::Style::new()
+    };
     let mut out = String::new();
     for p in catalog.platforms.values() {
         let d = &p.def;
@@ -24,7 +34,7 @@ pub fn platforms(catalog: &Catalog) -> String {
             .unwrap_or(3);
         let _ = writeln!(
             out,
-            "{:<8} {} ({}, {} socket{}, {} Gen{} lanes)",
+            "{bold}{:<8}{bold:#} {} ({}, {} socket{}, {} Gen{} lanes)",
             d.id.get_ref(),
             d.name,
             d.form,
@@ -368,42 +378,19 @@ pub fn budget_in(b: &Budget, term: &Term) -> String {
     format!("{table_text}{}", term.wrap(&out))
 }
 
-/// Findings like a linter: `error[LP0105]: message`, location, caret snippet, help.
+/// Findings like a linter: `error[LP0105]: message`, location, caret snippet, help, and
+/// the summary line; the one style of every command ([`super::diag`]).
 pub fn findings(findings: &[Finding], source: Option<&crate::source::SourceFile>) -> String {
-    let mut out = String::new();
-    for f in findings {
-        let _ = writeln!(out, "{}[{}]: {}", f.severity, f.code, f.message);
-        let loc = &f.location;
-        if let (Some(file), Some(line), Some(col)) = (&loc.file, loc.line, loc.column) {
-            let _ = writeln!(out, "  --> {file}:{line}:{col}");
-            if let Some(src) = source.filter(|s| &s.name == file)
-                && let Some(text) = src.text.lines().nth(line - 1)
-            {
-                let w = line.to_string().len();
-                let _ = writeln!(out, "{:w$} |", "");
-                let _ = writeln!(out, "{line} | {text}");
-                let _ = writeln!(out, "{:w$} | {}^", "", " ".repeat(col - 1));
-            }
-        } else if let Some(file) = &loc.file {
-            let _ = writeln!(out, "  --> {file}");
-        }
-        if let Some(node) = &loc.node {
-            let _ = writeln!(out, "   = at: {node}");
-        }
-        if let Some(h) = &f.help {
-            let _ = writeln!(out, "   = help: {h}");
-        }
-        out.push('\n');
-    }
-    let count = |s: Severity| findings.iter().filter(|f| f.severity == s).count();
-    let _ = writeln!(
-        out,
-        "{} error(s), {} warning(s), {} note(s)",
-        count(Severity::Error),
-        count(Severity::Warning),
-        count(Severity::Note)
-    );
-    out
+    super::diag::findings(findings, source, false)
+}
+
+/// [`findings`] for a terminal: severities in colour unless `--color never`.
+pub fn findings_in(
+    findings: &[Finding],
+    source: Option<&crate::source::SourceFile>,
+    term: &Term,
+) -> String {
+    term.wrap(&super::diag::findings(findings, source, term.paints()))
 }
 
 /// Header line of a report: platform, build and options.

@@ -8,6 +8,7 @@ mod cli_audit;
 mod cli_plan;
 mod codes_documented;
 mod common;
+mod conv_cli;
 mod conventions_cli;
 mod flow;
 mod flow_cli;
