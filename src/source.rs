@@ -142,8 +142,11 @@ impl InputError {
                 "{}:{}:{}: {}",
                 self.file, self.line, self.column, self.message
             )
-        } else {
+        } else if self.message.contains(&self.file) {
             self.message.clone()
+        } else {
+            // About the file as a whole: `FILE: message`, never a made-up `:1:1`.
+            format!("{}: {}", self.file, self.message)
         }
     }
 }
@@ -179,8 +182,8 @@ impl From<InputError> for InputErrors {
 pub fn read_source(path: &Path) -> Result<SourceFile, InputError> {
     let name = path.display().to_string();
     let text = read_text(path, MAX_INPUT_BYTES).map_err(|why| {
-        // About the file as a whole: no `:1:1`, no snippet.
-        let mut e = InputError::whole_file(name.clone(), format!("{name}: {why}"));
+        // About the file as a whole: no `:1:1`, no snippet (the headline names the file).
+        let mut e = InputError::whole_file(name.clone(), why);
         e.line = 0;
         e.column = 0;
         e

@@ -29,6 +29,8 @@ pub struct FittedTable {
     /// Indices into the full header of the columns shown, in order.
     pub keep: Vec<usize>,
     note: String,
+    /// Paint the header rows bold (after layout: escapes take no columns).
+    bold_header: bool,
 }
 
 impl FittedTable {
@@ -41,13 +43,41 @@ impl FittedTable {
     /// The table, then (on a line of its own) the note naming the columns left out; no
     /// newline at the end.
     pub fn render(&self) -> String {
+        let mut table = self.table.to_string();
+        if self.bold_header {
+            table = bold_header_rows(&table);
+        }
         let note = self.note.trim_end();
         if note.is_empty() {
-            self.table.to_string()
+            table
         } else {
-            format!("{}\n{note}", self.table)
+            format!("{table}\n{note}")
         }
     }
+}
+
+/// The rows between a table's top border and its header separator (`╞═`, `+=`) in bold.
+fn bold_header_rows(table: &str) -> String {
+    let lines: Vec<&str> = table.lines().collect();
+    let Some(sep) = lines
+        .iter()
+        .position(|l| l.starts_with('╞') || l.starts_with("+="))
+    else {
+        return table.to_string();
+    };
+    let bold = anstyle::Style::new().bold();
+    lines
+        .iter()
+        .enumerate()
+        .map(|(i, l)| {
+            if i > 0 && i < sep {
+                format!("{bold}{l}{bold:#}")
+            } else {
+                l.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// What the text renderers may use.
@@ -197,7 +227,12 @@ impl Term {
             table.add_row(keep.iter().map(|&i| text(&r[i])));
         }
         let note = self.left_out_note(header, &keep);
-        FittedTable { table, keep, note }
+        FittedTable {
+            table,
+            keep,
+            note,
+            bold_header: self.paints(),
+        }
     }
 
     /// A note naming the columns [`Term::keep_columns`] left out, or nothing.

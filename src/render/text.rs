@@ -484,7 +484,7 @@ pub fn parts_in(
     }
     let mut text = t.render();
     if let Some(w) = term.width
-        && text.lines().any(|l| l.chars().count() > w)
+        && text.lines().any(|l| super::term::visible_len(l) > w)
     {
         text = plain;
     }
