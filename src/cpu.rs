@@ -323,7 +323,7 @@ mod tests {
         assert_eq!((g.cores, g.base_ghz, g.memory_channels), (16, 2.1, 6));
         // 6 x 2666 MT/s x 8 B
         assert!((g.memory_gbs() - 127.968).abs() < 1e-9);
-        assert_eq!(c.stack("ceph-osd-read").unwrap().cycles(4096.0), 300_000.0);
+        assert_eq!(c.stack("ceph-osd-read").unwrap().cycles(4096.0), 200_000.0);
         assert!(builtin().cpus.len() >= 25);
     }
 
@@ -349,6 +349,34 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(e.line, 4);
+        // Negative and absurd stack figures are located errors too, on their own line.
+        for (field, bad, line) in [
+            ("cycles_per_io", "-5.0", 4),
+            ("cycles_per_io", "1e12", 4),
+            ("cycles_per_byte", "-1.0", 5),
+            ("cycles_per_byte", "inf", 5),
+        ] {
+            let text = format!(
+                "[[stack]]\nid = \"s\"\nname = \"S\"\ncycles_per_io = {}\ncycles_per_byte = {}\n",
+                if field == "cycles_per_io" {
+                    bad
+                } else {
+                    "1000.0"
+                },
+                if field == "cycles_per_byte" {
+                    bad
+                } else {
+                    "0.0"
+                },
+            );
+            let e = load_str("", &text).unwrap_err();
+            assert_eq!(e.line, line, "{field} = {bad}: {e:?}");
+            assert!(
+                e.message.starts_with(field),
+                "{field} = {bad}: {}",
+                e.message
+            );
+        }
         let e = load_str(&cpu("2.0").replace("threads = 8", "threads = 2"), "").unwrap_err();
         assert_eq!(e.message, "threads (2) below cores (4)");
     }

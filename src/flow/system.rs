@@ -15,7 +15,7 @@
 
 use super::{Dir, FlowReport, Options, Scope, Workload};
 use crate::cpu::{MAX_CYCLES, MAX_CYCLES_PER_BYTE, Stack};
-use crate::finding::{Finding, code};
+use crate::finding::{Code, Finding};
 use crate::flow::net::{ElementKind, NetError};
 use crate::plan::{PlanCpu, Report};
 use crate::topology::DeviceClass;
@@ -319,8 +319,8 @@ pub fn analyze(
     };
     if sys.cost.is_some() && plan_cpu.is_none() {
         findings.push(
-            Finding::warning(
-                code::NO_CPU,
+            Finding::of(
+                Code::NoCpu,
                 "a cost figure was given, but the build names no CPU and its platform no default: the CPU is not weighed",
             )
             .with_help("name one in the build (`cpu = \"xeon-gold-6130\"`) or with --cpu"),
@@ -346,8 +346,8 @@ pub fn analyze(
             .collect();
         if nics.is_empty() {
             findings.push(
-                Finding::error(
-                    code::NO_NIC,
+                Finding::of(
+                    Code::NoNic,
                     "--serve: the data leaves through the NICs, and the build has none",
                 )
                 .with_help("place a NIC, or drop --serve to weigh the drives into memory only"),
@@ -364,6 +364,7 @@ pub fn analyze(
         super::Memory::Socket(_) => c.cpu.memory_gbs_at(c.memory_mts),
     });
     let ctx = Ctx {
+        topology: &report.plan.topology,
         sys,
         cpu: plan_cpu.as_ref(),
         memory_gbs,
@@ -453,6 +454,7 @@ fn cost_use(c: &Cost) -> CostUse {
 }
 
 struct Ctx<'a> {
+    topology: &'a crate::topology::Topology,
     sys: &'a SystemOptions,
     cpu: Option<&'a PlanCpu>,
     memory_gbs: Option<f64>,
@@ -478,6 +480,24 @@ pub fn grouped(v: f64) -> String {
 }
 
 impl Ctx<'_> {
+    /// An element's label with the device it carries, where that is a card or controller
+    /// whose name the label lacks: `Integrated storage controller slot link Gen3 x8 (HBA330
+    /// Mini)`, so a SAS/SATA build's bottleneck names its controller.
+    fn named(&self, e: &super::net::Element) -> String {
+        let Some(ix) = e.node else {
+            return e.label.clone();
+        };
+        let n = self.topology.node(ix);
+        match &n.kind {
+            crate::topology::NodeKind::Device { class, .. }
+                if !class.is_drive() && !e.label.contains(n.label.as_str()) =>
+            {
+                format!("{} ({})", e.label, n.label)
+            }
+            _ => e.label.clone(),
+        }
+    }
+
     fn end_to_end(&self, f: &FlowReport, dir: Dir, io: f64) -> EndToEnd {
         let agg = f.aggregate(dir);
         let r = match dir {
@@ -519,7 +539,10 @@ impl Ctx<'_> {
             agg.demand_gbs * 1e9 / device_bytes,
             format!("{:.2} GB/s of {what} specs{per}", agg.demand_gbs),
         ));
-        if agg.expected_gbs + 1e-9 < agg.demand_gbs.min(agg.ceiling_gbs) {
+        // A controller's spec binds only when it holds the expected max-flow measurably below
+        // both the drives and the links (a relative margin: summing 24 drives' specs must not
+        // make a controller out of rounding).
+        if agg.expected_gbs < agg.demand_gbs.min(agg.ceiling_gbs) * (1.0 - 1e-6) {
             let ctrl = f
                 .elements
                 .iter()
@@ -532,7 +555,7 @@ impl Ctx<'_> {
             el.push(bound(
                 Bind::Controller,
                 ctrl.map(|e| e.element.id.clone()),
-                ctrl.map_or("a controller's spec".into(), |e| e.element.label.clone()),
+                ctrl.map_or("a controller's spec".into(), |e| self.named(&e.element)),
                 agg.expected_gbs * 1e9 / device_bytes,
                 format!("{:.2} GB/s expected max-flow{per}", agg.expected_gbs),
             ));
@@ -545,7 +568,7 @@ impl Ctx<'_> {
             Bind::Links,
             link.map(|e| e.element.id.clone()),
             link.map_or("the physical path (aggregate ceiling)".into(), |e| {
-                e.element.label.clone()
+                self.named(&e.element)
             }),
             agg.ceiling_gbs * 1e9 / device_bytes,
             format!("{:.2} GB/s aggregate ceiling{per}", agg.ceiling_gbs),
@@ -714,8 +737,8 @@ fn system_findings(r: &SystemReport) -> Vec<Finding> {
                         .ops
                         .map_or(String::new(), |o| format!(" ({} ops/s)", rate(o)));
                     out.push(
-                        Finding::warning(
-                            code::CPU_BOUND,
+                        Finding::of(
+                            Code::CpuBound,
                             format!(
                                 "{size} {}: CPU-bound at {} IOPS{ops} ({b}){behind}",
                                 dir.name(),
@@ -725,8 +748,8 @@ fn system_findings(r: &SystemReport) -> Vec<Finding> {
                         .with_help("a cheaper I/O stack (--stack), more or faster cores, or fewer I/Os per operation"),
                     );
                 }
-                Bind::Memory => out.push(Finding::warning(
-                    code::MEMORY_BOUND,
+                Bind::Memory => out.push(Finding::of(
+                    Code::MemoryBound,
                     format!(
                         "{size} {}: memory-bound at {} IOPS ({:.2} GB/s){behind}",
                         dir.name(),
@@ -735,8 +758,8 @@ fn system_findings(r: &SystemReport) -> Vec<Finding> {
                     ),
                 )),
                 Bind::Nic => out.push(
-                    Finding::warning(
-                        code::NIC_BOUND,
+                    Finding::of(
+                        Code::NicBound,
                         format!(
                             "{size} {}: the NICs bind: clients get {:.2} GB/s ({} IOPS){behind}",
                             dir.name(),
@@ -750,8 +773,8 @@ fn system_findings(r: &SystemReport) -> Vec<Finding> {
                     if let (Some(used), Some(spare), Some(c)) =
                         (e.cpu_cores_used, e.cpu_cores_spare, &r.cpu)
                     {
-                        out.push(Finding::note(
-                            code::CPU_HEADROOM,
+                        out.push(Finding::of(
+                            Code::CpuHeadroom,
                             format!(
                                 "{size} read: {} bind at {} IOPS; the CPUs use {used:.1} of {} cores there, {spare:.1} to spare",
                                 e.binding_label,

@@ -426,6 +426,24 @@ fn validate_part(p: &PartDef, file: &SourceFile, errors: &mut Vec<InputError>) {
     }
     if let Some(g) = &p.storage_gbps {
         check_positive(g, "storage_gbps", file, errors);
+        // A drive's own link cannot run above its interface: SATA 6 Gb/s, SAS-4 24 Gb/s.
+        let max = match p.interface {
+            Some(Interface::Sata) if p.class.is_drive() => Some(("SATA", 6.0)),
+            Some(Interface::Sas) if p.class.is_drive() => Some(("SAS", 24.0)),
+            _ => None,
+        };
+        if let Some((name, max)) = max
+            && *g.get_ref() > max
+        {
+            errors.push(file.error(
+                g.span(),
+                format!(
+                    "drive `{}`: storage_gbps {} is above {name}'s {max} Gb/s",
+                    p.id.get_ref(),
+                    g.get_ref()
+                ),
+            ));
+        }
     }
     if let Some(perf) = &p.perf {
         for (name, v, max) in [

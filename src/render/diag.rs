@@ -211,7 +211,7 @@ fn one_report(err: &dyn miette::Diagnostic, paint: bool) -> String {
     let code = err
         .code()
         .map(|c| c.to_string())
-        .filter(|c| crate::finding::code_def(c).is_some());
+        .filter(|c| crate::finding::Code::parse(c).is_some());
     // The error, then what caused it (`cannot write X: permission denied`).
     let mut message = err.to_string();
     let mut cause = std::error::Error::source(err);
@@ -277,7 +277,7 @@ mod tests {
 
     #[test]
     fn one_style() {
-        let f = Finding::warning("LP0104", "runs narrower")
+        let f = Finding::of(crate::finding::Code::CardNarrower, "runs narrower")
             .at_node("CPU1 > Slot 2")
             .with_help("use a x16 slot");
         let text = Diag::finding(&f, None).render(true);

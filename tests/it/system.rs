@@ -7,6 +7,7 @@ use serde_json::Value;
 
 const R740XD: &str = "examples/r740xd-2x6130-4x-pm1725.toml";
 const NF5280: &str = "examples/nf5280m4-4x-s3510-ceph.toml";
+const R740XD_SAS: &str = "examples/r740xd-24sas-hba330.toml";
 
 fn system(cmd: &str, build: &str, extra: &[&str]) -> Value {
     let mut args = vec![cmd, build, "--json"];
@@ -60,9 +61,9 @@ fn r740xd_kernel_stack_the_drives_bind_and_cores_are_spare() {
 fn r740xd_ceph_read_is_cpu_bound() {
     let s = system("flow", R740XD, &["--stack", "ceph-osd-read"]);
     let (b, iops, spare) = bind(&s, "iops", "read");
-    // 32 cores x 2.1 GHz / 300,000 cycles per 4K read = 224k IOPS, far below the drives' 3 M.
+    // 32 cores x 2.1 GHz / 200,000 cycles per 4K read = 336k IOPS, far below the drives' 3 M.
     assert_eq!(b, "cpu");
-    assert!(close(iops, 224_000.0), "{iops}");
+    assert!(close(iops, 336_000.0), "{iops}");
     assert_eq!(spare, Some(0.0));
 }
 
@@ -119,8 +120,8 @@ fn nf5280m4_the_sata_ssds_bind_and_the_cpus_have_headroom() {
         let spare = spare.unwrap();
         assert!(spare > 0.0, "{stack}: {spare}");
         if stack == "ceph-osd-read" {
-            // 44 cores - 272k x 300,000 cycles / 2.2 GHz = 6.91 cores to spare.
-            assert!(close(spare, 44.0 - 272e3 * 3e5 / 2.2e9), "{spare}");
+            // 44 cores - 272k x 200,000 cycles / 2.2 GHz = 19.27 cores to spare.
+            assert!(close(spare, 44.0 - 272e3 * 2e5 / 2.2e9), "{spare}");
         }
         // Sequential reads: the DMI2 uplink of the PCH's SATA ports (Gen2 x4, 1.82 GB/s)
         // binds below the SSDs' 4 x 0.5 GB/s.
@@ -135,7 +136,7 @@ fn nf5280m4_the_sata_ssds_bind_and_the_cpus_have_headroom() {
         );
         assert!((s["bandwidth"]["read"]["gbs"].as_f64().unwrap() - 1.8238).abs() < 1e-3);
     }
-    // The E5-2699 v3 (18 cores, 2.3 GHz): 36 x 2.3 GHz / 300,000 = 276k, still above 272k.
+    // The E5-2699 v3 (18 cores, 2.3 GHz): 36 x 2.3 GHz / 200,000 = 414k, above 272k.
     let s = system(
         "flow",
         NF5280,
@@ -150,7 +151,7 @@ fn nf5280m4_the_sata_ssds_bind_and_the_cpus_have_headroom() {
         .unwrap()["iops"]
         .as_f64()
         .unwrap();
-    assert!(close(cpu, 36.0 * 2.3e9 / 3e5), "{cpu}");
+    assert!(close(cpu, 36.0 * 2.3e9 / 2e5), "{cpu}");
 }
 
 #[test]
@@ -318,4 +319,180 @@ fn a_builds_memory_speed_sets_the_memory_ceiling() {
     assert_eq!(code, 1);
     assert!(out.contains("error[LP0121]"), "{out}");
     assert!(out.contains("b.toml:10:14"), "{out}");
+}
+
+#[test]
+fn r740xd_24_sas_ssds_on_an_hba330_bind_at_its_x8_host_link_by_name() {
+    // 24 x Toshiba PM5 (340k 4K reads, 2.1 GB/s each, each on its own 12 Gb/s SAS link of
+    // 1.2 GB/s) behind an HBA330 Mini: 8 SAS ports (9.6 GB/s) and a PCIe Gen3 x8 host link
+    // (7.1826 GB/s device to host, direction-aware, MPS 256). The link binds both views.
+    let s = system("flow", R740XD_SAS, &["--stack", "kernel-libaio"]);
+    for view in ["iops", "bandwidth"] {
+        let e = &s[view]["read"];
+        assert_eq!(e["binding"], "links", "{view}: {e}");
+        assert_eq!(e["binding_id"], "link:mini-perc>mini-perc/card", "{view}");
+        assert_eq!(
+            e["binding_label"], "Integrated storage controller slot link Gen3 x8 (HBA330 Mini)",
+            "{view}"
+        );
+        assert!(
+            (e["gbs"].as_f64().unwrap() - 7.1826).abs() < 1e-4,
+            "{view}: {e}"
+        );
+    }
+    // 7.1826 GB/s / 4,096 B = 1.754 M 4K reads, against the drives' 24 x 340k = 8.16 M.
+    let (_, iops, spare) = bind(&s, "iops", "read");
+    assert!((iops - 1_753_565.4).abs() < 1.0, "{iops}");
+    // The CPUs: 1.754 M x 10,000 cycles / 2.1 GHz = 8.35 of 32 cores, 23.65 to spare.
+    assert!(
+        close(spare.unwrap(), 32.0 - iops * 1e4 / 2.1e9),
+        "{spare:?}"
+    );
+    let drives = s["iops"]["read"]["elements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["element"] == "drives")
+        .unwrap()["iops"]
+        .as_f64()
+        .unwrap();
+    assert!(close(drives, 8_160_000.0), "{drives}");
+    // 4K writes: the drives' 24 x 60k = 1.44 M bind (5.90 GB/s, under the link); a sum of 24
+    // specs that equals the expected max-flow is not a controller bound.
+    let w = &s["iops"]["write"];
+    assert_eq!(w["binding"], "drives", "{w}");
+    assert!(close(w["iops"].as_f64().unwrap(), 1_440_000.0), "{w}");
+    assert!(
+        w["elements"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|e| e["element"] != "controller"),
+        "{w}"
+    );
+    let (code, out, _) = run(laneplan().args([
+        "--wide",
+        "check",
+        R740XD_SAS,
+        "--no-tree",
+        "--stack",
+        "kernel-libaio",
+    ]));
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("4K read: 1.75 M IOPS, Integrated storage controller slot link Gen3 x8 (HBA330 Mini) bind"),
+        "{out}"
+    );
+}
+
+#[test]
+fn sas_and_sata_drive_links_come_from_the_parts_data() {
+    // The bays' own links: SATA 6 Gb/s (DC S3510, 0.6 GB/s after 8b/10b) and SAS 12 Gb/s
+    // (PM5, 1.2 GB/s), from `storage_gbps` in platforms/parts.toml; the HBA330's SAS side
+    // 8 x 12 Gb/s = 9.6 GB/s.
+    let flow = |build: &str| -> Value {
+        let (code, out, err) = run(laneplan().args(["flow", build, "--json"]));
+        assert!(code == 0 || code == 1, "{err}");
+        let v: Value = serde_json::from_str(&out).unwrap();
+        v["bandwidth"].clone()
+    };
+    let find = |v: &Value, id: &str| -> Value {
+        v["elements"]
+            .as_array()
+            .unwrap_or_else(|| panic!("no elements: {v}"))
+            .iter()
+            .find(|e| e["id"] == id)
+            .unwrap_or_else(|| panic!("no element {id}"))
+            .clone()
+    };
+    let e = find(&flow(NF5280), "link:bay0>bay0/drive");
+    assert_eq!(e["label"], "Bay 0 SATA link 6 Gb/s");
+    assert!(
+        close(e["read"]["capacity_gbs"].as_f64().unwrap(), 0.6),
+        "{e}"
+    );
+    let v = flow(R740XD_SAS);
+    let e = find(&v, "link:bay23>bay23/drive");
+    assert_eq!(e["label"], "Bay 23 SAS link 12 Gb/s");
+    assert!(
+        close(e["read"]["capacity_gbs"].as_f64().unwrap(), 1.2),
+        "{e}"
+    );
+    let side = find(&v, "limit:mini-perc/card");
+    assert!(
+        close(side["read"]["capacity_gbs"].as_f64().unwrap(), 9.6),
+        "{side}"
+    );
+}
+
+#[test]
+fn a_drive_link_above_its_interface_is_a_located_error() {
+    let mut cat = laneplan::platform::Catalog::builtin().unwrap();
+    let text = "[[part]]\nid = \"fast-sata\"\nname = \"Fast SATA\"\nclass = \"sata-drive\"\ninterface = \"sata\"\nsize = \"2.5\"\ngen = 1\nwidth = 1\nstorage_gbps = 12.0\n";
+    let errs = cat
+        .add_file(laneplan::source::SourceFile::new("extra-parts.toml", text))
+        .unwrap_err();
+    assert_eq!(errs.errors.len(), 1, "{errs:?}");
+    let e = &errs.errors[0];
+    assert_eq!(
+        e.message,
+        "drive `fast-sata`: storage_gbps 12 is above SATA's 6 Gb/s"
+    );
+    // Located at the figure: line 9, after `storage_gbps = `.
+    assert_eq!(
+        (e.file.as_str(), e.line, e.column),
+        ("extra-parts.toml", 9, 16)
+    );
+}
+
+#[test]
+fn a_workload_without_a_cost_figure_says_which_is_missing() {
+    // A CPU named but no cost: the CPU is not weighed, and the output says which figures
+    // would weigh it; JSON `system.cost` is null and no `cpu` bound is computed.
+    let (code, out, _) = run(laneplan().args([
+        "--wide",
+        "check",
+        R740XD,
+        "--no-tree",
+        "--cpu",
+        "xeon-gold-6130",
+    ]));
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains(
+            "no cost figure (--stack, --cycles-per-io or --cycles-per-op): the CPU is not weighed"
+        ),
+        "{out}"
+    );
+    let s = system("flow", R740XD, &["--cpu", "xeon-gold-6130"]);
+    assert!(s["cost"].is_null(), "{s}");
+    assert!(
+        s["iops"]["read"]["elements"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|e| e["element"] != "cpu")
+    );
+    // Half a cost: each names the figure it lacks (usage errors, exit 2).
+    for (args, want) in [
+        (vec!["--cycles-per-byte", "2"], "--cycles-per-io"),
+        (
+            vec!["--ios-per-op", "2"],
+            "--ios-per-op needs --cycles-per-op",
+        ),
+        (
+            vec!["--stack", "spdk", "--io-size", "0"],
+            "--io-size must be a finite figure",
+        ),
+        (
+            vec!["--stack", "spdk", "--io-size", "nan"],
+            "--io-size must be a finite figure",
+        ),
+    ] {
+        let mut a = vec!["flow", R740XD];
+        a.extend(args.iter().copied());
+        let (code, _, err) = run(laneplan().args(&a));
+        assert_eq!(code, 2, "{a:?}: {err}");
+        assert!(err.contains(want), "{a:?}: {err}");
+    }
 }

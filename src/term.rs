@@ -208,21 +208,14 @@ impl Term {
         let mut table = self.table();
         // ASCII: the headers' and cells' own characters too (`p99 µs` is `p99 us`).
         let text = |s: &str| {
-            let s = super::escape::terminal_text(s);
+            let s = crate::escape::terminal_text(s);
             if self.ascii {
                 to_ascii(&s)
             } else {
                 s.into_owned()
             }
         };
-        if self.paints() {
-            table.set_header(keep.iter().map(|&i| {
-                comfy_table::Cell::new(text(header[i])).add_attribute(comfy_table::Attribute::Bold)
-            }));
-            table.enforce_styling();
-        } else {
-            table.set_header(keep.iter().map(|&i| text(header[i])));
-        }
+        table.set_header(keep.iter().map(|&i| text(header[i])));
         for r in rows {
             table.add_row(keep.iter().map(|&i| text(&r[i])));
         }
@@ -295,7 +288,7 @@ impl Term {
 
     fn per_line(&self, text: &str, mut f: impl FnMut(&str, &mut String)) -> String {
         // Control characters in names never reach the terminal raw (SGR colour does).
-        let text = super::escape::terminal_text(text);
+        let text = crate::escape::terminal_text(text);
         let text = if self.ascii {
             to_ascii(&text)
         } else {
