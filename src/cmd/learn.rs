@@ -24,7 +24,7 @@ pub struct LearnArgs {
     pub lspci: Vec<PathBuf>,
     /// Learn from a Redfish tree (a BMC's resources as Redfish-Mockup-Creator saves them):
     /// slots with labels, lanes and CPU affinity, bays from drive locations (`laneplan man --doc redfish`).
-    #[arg(long, value_name = "DIR", conflicts_with_all = ["sysfs_root", "lspci", "hwloc_xml"])]
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["sysfs_root", "lspci", "hwloc_xml"], value_hint = clap::ValueHint::DirPath)]
     pub redfish: Option<PathBuf>,
     /// Learn from an hwloc XML topology (`lstopo --of xml`; `laneplan man --doc hwloc`).
     #[arg(long = "hwloc-xml", value_name = "FILE", conflicts_with_all = ["sysfs_root", "lspci"])]
@@ -35,7 +35,8 @@ pub struct LearnArgs {
         short = 'o',
         long = "output",
         visible_alias = "out",
-        value_name = "DIR"
+        value_name = "DIR",
+        value_hint = clap::ValueHint::DirPath
     )]
     pub out: PathBuf,
     /// Replace learned files already in the output directory.

@@ -13,7 +13,7 @@ pub struct ManArgs {
     pub subcommand: Option<String>,
     /// Write every page (laneplan.1, laneplan-show.1, ...) into DIR instead, for packagers
     /// (DIR is made when missing).
-    #[arg(long, value_name = "DIR", conflicts_with = "subcommand")]
+    #[arg(long, value_name = "DIR", conflicts_with = "subcommand", value_hint = clap::ValueHint::DirPath)]
     pub dir: Option<PathBuf>,
     /// Print one of the reference documents built into the binary (Markdown): the JSON
     /// schemas and formats `--help` names, there after `cargo install` too.
