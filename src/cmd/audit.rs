@@ -93,7 +93,12 @@ pub fn run(args: AuditArgs, catalog: &super::plan::CatalogArgs) -> miette::Resul
         }
         if let Some(d) = &diff {
             s.push('\n');
-            s.push_str(&term.wrap(&laneplan::against::render_in(d, &term)));
+            // Wrapped as plain text (names escaped): its table is not painted.
+            let plain = laneplan::render::term::Term {
+                color: laneplan::render::term::Color::Never,
+                ..term
+            };
+            s.push_str(&term.wrap(&laneplan::against::render_in(d, &plain)));
         }
         s
     };

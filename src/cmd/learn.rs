@@ -195,7 +195,8 @@ pub fn run(args: LearnArgs, catalog: &super::plan::CatalogArgs) -> miette::Resul
             s.planned,
             s.skipped_ports
         );
-        outln!("{}", super::term().wrap(&line));
+        // The id is a checked plain id; the line's only SGR is its bold.
+        outln!("{}", super::term().wrap_painted(&line));
         for n in &learned.notes {
             outln!("{}", super::term().wrap(&format!("note: {n}")));
         }

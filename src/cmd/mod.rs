@@ -126,11 +126,16 @@ pub fn stderr() -> anstream::AutoStream<std::io::Stderr> {
 /// Diagnostic text for stderr: the terminal's character set (ASCII under `--ascii`, a
 /// non-UTF-8 locale or a pipe), control characters escaped, not cut.
 pub fn diag_text(text: &str) -> String {
-    laneplan::render::term::Term {
+    let t = laneplan::render::term::Term {
         width: None,
         ..term()
+    };
+    // Painted diagnostics escape their own fields (`render::diag`).
+    if t.paints() {
+        t.wrap_painted(text)
+    } else {
+        t.wrap(text)
     }
-    .wrap(text)
 }
 
 /// Exit code 2: usage or input error, a refusal. Printed in the one diagnostic style

@@ -111,20 +111,14 @@ pub fn run(args: &PlaceArgs, cat: &super::plan::CatalogArgs) -> Result<ExitCode>
     }
     if to_stdout {
         // stdout holds the build file; the report goes to stderr.
-        eout!(
-            "{}",
-            super::term().wrap(&report::text_painted(&outcome, super::term().paints()))
-        );
+        eout!("{}", place_text(&outcome));
     } else if args.json {
         outln!(
             "{}",
             serde_json::to_string_pretty(&report::json(&outcome)).into_diagnostic()?
         );
     } else {
-        out!(
-            "{}",
-            super::term().wrap(&report::text_painted(&outcome, super::term().paints()))
-        );
+        out!("{}", place_text(&outcome));
         if let (Some(path), Some(_)) = (&args.output, outcome.best()) {
             outln!("\nWrote {}", path.display());
         }
@@ -134,4 +128,15 @@ pub fn run(args: &PlaceArgs, cat: &super::plan::CatalogArgs) -> Result<ExitCode>
     } else {
         ExitCode::from(1)
     })
+}
+
+/// The report for the terminal: painted (its text escaped by `text_painted`) unless
+/// `--color never`, then plain and escaped by `wrap`.
+fn place_text(outcome: &laneplan::place::Outcome) -> String {
+    let term = super::term();
+    if term.paints() {
+        term.wrap_painted(&report::text_painted(outcome, true))
+    } else {
+        term.wrap(&report::text(outcome))
+    }
 }

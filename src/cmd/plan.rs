@@ -129,7 +129,11 @@ pub fn platforms(args: &PlatformsArgs, cat: &CatalogArgs) -> Result<ExitCode> {
         print_json(&json::platforms(&catalog))?;
     } else {
         let term = super::term();
-        out!("{}", term.fit(&text::platforms_in(&catalog, &term)));
+        // The names are escaped by `platforms_in`; only its bold ids are SGR.
+        out!(
+            "{}",
+            term.wrap_painted(&text::platforms_in(&catalog, &term))
+        );
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -276,11 +276,22 @@ pub fn text_painted(o: &Outcome, paint: bool) -> String {
             best.score.served_gbs.unwrap_or(0.0) - c.score.served_gbs.unwrap_or(0.0)
         );
     }
+    // Painted text is fitted with `wrap_painted` (SGR kept): the text around the painted
+    // warnings is escaped here, the warnings escape their own fields.
+    let plain = |t: &str| -> String {
+        if paint {
+            crate::escape::terminal_plain(t).into_owned()
+        } else {
+            t.to_string()
+        }
+    };
+    let mut done = String::new();
     if !best.warnings.is_empty() {
         // In the one diagnostic style, as `check` prints them.
-        out.push('\n');
-        out.push_str(crate::render::diag::findings_only(&best.warnings, None, paint).trim_end());
-        out.push('\n');
+        done = plain(&std::mem::take(&mut out));
+        done.push('\n');
+        done.push_str(crate::render::diag::findings_only(&best.warnings, None, paint).trim_end());
+        done.push('\n');
     }
     if o.ranked.len() > 1 {
         let _ = writeln!(out, "\nTop {}:", o.ranked.len());
@@ -315,7 +326,8 @@ pub fn text_painted(o: &Outcome, paint: bool) -> String {
             }
         }
     }
-    out
+    done.push_str(&plain(&out));
+    done
 }
 
 /// The JSON document.

@@ -121,25 +121,43 @@ impl Diag {
         } else {
             anstyle::Style::new()
         };
+        // Painted text is fitted with `Term::wrap_painted`, which keeps SGR: every field is
+        // escaped here first, so only the severity's own colour reaches the terminal.
+        let esc = |t: &str| -> String {
+            if paint {
+                crate::escape::terminal_plain(t).into_owned()
+            } else {
+                t.to_string()
+            }
+        };
+        let d = Diag {
+            level: self.level,
+            code: self.code.as_deref().map(esc),
+            message: esc(&self.message),
+            place: self.place.as_deref().map(esc),
+            snippet: self.snippet.as_ref().map(|(l, c, t)| (*l, *c, esc(t))),
+            at: self.at.as_deref().map(esc),
+            help: self.help.as_deref().map(esc),
+        };
         let mut out = String::new();
         let _ = write!(out, "{style}{}", level.word());
-        if let Some(c) = &self.code {
+        if let Some(c) = &d.code {
             let _ = write!(out, "[{c}]");
         }
-        let _ = writeln!(out, "{style:#}: {}", self.message);
-        if let Some(p) = &self.place {
+        let _ = writeln!(out, "{style:#}: {}", d.message);
+        if let Some(p) = &d.place {
             let _ = writeln!(out, "  --> {p}");
         }
-        if let Some((line, col, text)) = &self.snippet {
+        if let Some((line, col, text)) = &d.snippet {
             let w = line.to_string().len();
             let _ = writeln!(out, "{:w$} |", "");
             let _ = writeln!(out, "{line} | {text}");
             let _ = writeln!(out, "{:w$} | {}^", "", " ".repeat(col.saturating_sub(1)));
         }
-        if let Some(at) = &self.at {
+        if let Some(at) = &d.at {
             let _ = writeln!(out, "  = at: {at}");
         }
-        if let Some(h) = &self.help {
+        if let Some(h) = &d.help {
             let _ = writeln!(out, "  = help: {h}");
         }
         out.push('\n');

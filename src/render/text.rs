@@ -32,12 +32,14 @@ pub fn platforms_in(catalog: &Catalog, term: &Term) -> String {
             .first()
             .map(|s| s.generation.get_ref().get())
             .unwrap_or(3);
+        // Painted text is fitted with `wrap_painted` (SGR kept): the names are escaped here.
+        let plain = |t: &str| crate::escape::terminal_plain(t).into_owned();
         let _ = writeln!(
             out,
             "{bold}{:<8}{bold:#} {} ({}, {} socket{}, {} Gen{} lanes)",
-            d.id.get_ref(),
-            d.name,
-            d.form,
+            plain(d.id.get_ref()),
+            plain(&d.name),
+            plain(&d.form),
             d.sockets.len(),
             if d.sockets.len() == 1 { "" } else { "s" },
             lanes,
@@ -58,8 +60,8 @@ pub fn platforms_in(catalog: &Catalog, term: &Term) -> String {
             let _ = writeln!(
                 out,
                 "         --option {}={}",
-                o.key.get_ref(),
-                values.join("|")
+                crate::escape::terminal_plain(o.key.get_ref()),
+                crate::escape::terminal_plain(&values.join("|"))
             );
         }
     }
@@ -338,7 +340,7 @@ pub fn budget_in(b: &Budget, term: &Term) -> String {
             ]);
         }
     }
-    let table_text = format!("{}\n", crate::escape::terminal_text(&table.to_string()));
+    let table_text = format!("{}\n", crate::escape::terminal_plain(&table.to_string()));
     // The totals below are prose: they wrap to the terminal.
     let mut out = String::new();
     for s in &b.sockets {
@@ -390,7 +392,12 @@ pub fn findings_in(
     source: Option<&crate::source::SourceFile>,
     term: &Term,
 ) -> String {
-    term.wrap(&super::diag::findings(findings, source, term.paints()))
+    if term.paints() {
+        // The diagnostics escape their own fields when painted.
+        term.wrap_painted(&super::diag::findings(findings, source, true))
+    } else {
+        term.wrap(&super::diag::findings(findings, source, false))
+    }
 }
 
 /// Header line of a report: platform, build and options.

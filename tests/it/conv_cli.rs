@@ -346,6 +346,8 @@ fn color_always_paints_every_command_and_never_does_not() {
             assert!(code == 0 || code == 1, "{a:?}: {err}");
             let both = format!("{out}{err}");
             assert!(both.contains("\x1b["), "{a:?}: no colour:\n{both}");
+            // Our own SGR reaches the terminal, never as escaped text.
+            assert!(!both.contains("\\u{1b}"), "{a:?}: {both}");
             let (_, out, err) = run(laneplan().args(&a).args(["--color", "never"]));
             assert!(!format!("{out}{err}").contains('\x1b'), "{a:?} never");
             let (_, out, err) = run(laneplan().args(&a).env_remove("CLICOLOR_FORCE"));
