@@ -270,6 +270,7 @@ code_table! {
     WrongPart = "LP0324", "wrong-part", Error, "against a plan: a different part (by PCI vendor, device and subsystem ids, or drive model)";
     NotLocated = "LP0325", "not-located", Note, "against a plan: a root complex without a locator, its positions not compared";
     StrayBytes = "LP0330", "stray-bytes", Warning, "control characters or invalid UTF-8 inside a text input (raw VPD bytes in an lspci dump) replaced by U+FFFD; the rest was read";
+    NotRootDump = "LP0335", "not-root-dump", Warning, "an lspci dump without capabilities (`Capabilities: <access denied>`, no LnkSta): not captured as root, so it holds no link data; capture it with `sudo lspci -vvnn`";
     ChassisDowntrained = "LP0340", "chassis-downtrained", Error, "a device's link as the BMC reports it (Redfish PCIeInterface) is below its maximum: LanesInUse < MaxLanes or PCIeType < MaxPCIeType";
     LinkOutsideTree = "LP0341", "link-outside-tree", Note, "a Redfish link that points outside the tree being read: not followed";
     LinkMissing = "LP0342", "link-missing", Note, "a Redfish link inside the tree whose resource is not in it (the dump left it out)";

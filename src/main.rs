@@ -62,7 +62,6 @@ fn main() -> ExitCode {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
-    cmd::install_error_hook();
     let cli = Cli::parse();
     cmd::set_term(&cli.term);
     let result = match cli.command {

@@ -11,6 +11,8 @@
 //! - **Permissions:** an existing file keeps its mode (a 0644 textfile stays readable by
 //!   node_exporter); a new file gets 0666 less the umask (0644 under umask 022), like `>`.
 //!
+//! `-` names stdout wherever an output file is named ([`is_stdout`], [`write_or_stdout`]).
+//!
 //! Every file the tool writes goes through [`write`] / [`write_with`] (one named file:
 //! `place -o`, `dot -o`, `--svg`, `--prometheus`, `gather`) or [`write_set`] (files that
 //! belong together in a named directory: `man --dir`, `learn -o`). A set is stricter, because
@@ -35,6 +37,25 @@ use std::path::{Path, PathBuf};
 
 /// Symlink hops followed before giving up (the kernel allows 40).
 const MAX_HOPS: usize = 40;
+
+/// Whether an output path is `-`, which names stdout for every output flag (`gather -`,
+/// `audit --prometheus -`, `bays --svg -`, `dot -o -`, `place -o -`, `probe --svg -`).
+pub fn is_stdout(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// [`write`], or `data` on stdout when `path` is `-` ([`is_stdout`]); a closed pipe
+/// (`| head`) is not an error.
+pub fn write_or_stdout(path: &Path, data: &[u8]) -> io::Result<()> {
+    if is_stdout(path) {
+        let mut out = io::stdout().lock();
+        return match out.write_all(data).and_then(|()| out.flush()) {
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+            r => r,
+        };
+    }
+    write(path, data)
+}
 
 /// Writes `data` to `path` atomically (see the module docs for the rules).
 pub fn write(path: &Path, data: &[u8]) -> io::Result<()> {

@@ -142,8 +142,11 @@ impl InputError {
                 "{}:{}:{}: {}",
                 self.file, self.line, self.column, self.message
             )
-        } else {
+        } else if self.message.contains(&self.file) {
             self.message.clone()
+        } else {
+            // About the file as a whole: `FILE: message`, never a made-up `:1:1`.
+            format!("{}: {}", self.file, self.message)
         }
     }
 }
@@ -178,8 +181,13 @@ impl From<InputError> for InputErrors {
 /// names the file.
 pub fn read_source(path: &Path) -> Result<SourceFile, InputError> {
     let name = path.display().to_string();
-    let text = read_text(path, MAX_INPUT_BYTES)
-        .map_err(|message| InputError::whole_file(name.clone(), message))?;
+    let text = read_text(path, MAX_INPUT_BYTES).map_err(|why| {
+        // About the file as a whole: no `:1:1`, no snippet (the headline names the file).
+        let mut e = InputError::whole_file(name.clone(), why);
+        e.line = 0;
+        e.column = 0;
+        e
+    })?;
     Ok(SourceFile::new(name, text))
 }
 
@@ -192,7 +200,11 @@ pub fn read_text(path: &Path, cap: u64) -> Result<String, String> {
         .read(true)
         .custom_flags(libc::O_NONBLOCK)
         .open(path)
-        .map_err(|e| format!("cannot read: {e}"))?;
+        .map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => "cannot read: no such file".to_string(),
+            std::io::ErrorKind::PermissionDenied => "cannot read: permission denied".to_string(),
+            _ => format!("cannot read: {e}"),
+        })?;
     let meta = file.metadata().map_err(|e| format!("cannot read: {e}"))?;
     if !meta.is_file() {
         let ft = meta.file_type();

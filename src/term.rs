@@ -1,6 +1,7 @@
 //! The terminal a text renderer writes for: its width, its character set and colour.
 //!
-//! Width: `--wide` (no limit) > `COLUMNS` > the tty's width > 80 when not a terminal.
+//! Width: `--wide` (no limit) > `--width N` > `COLUMNS` > the tty's width; no limit when
+//! stdout is not a terminal (as lspci and git: piped lines stay whole for grep).
 //! Character set: ASCII with `--ascii` or when the locale (LC_ALL, LC_CTYPE, LANG, first
 //! one set wins) is not UTF-8. Tables shrink their columns to the width (comfy-table wraps
 //! cells); tree lines longer than the width lose their tail to `…` (`...` in ASCII), and
@@ -8,8 +9,6 @@
 
 use comfy_table::{ContentArrangement, Table, presets};
 
-/// The width used when stdout is not a terminal and `COLUMNS` is unset.
-pub const PIPE_WIDTH: usize = 80;
 /// Below this, no layout is readable; a smaller `COLUMNS` is raised to it.
 pub const MIN_WIDTH: usize = 40;
 
@@ -30,6 +29,8 @@ pub struct FittedTable {
     /// Indices into the full header of the columns shown, in order.
     pub keep: Vec<usize>,
     note: String,
+    /// Paint the header rows bold (after layout: escapes take no columns).
+    bold_header: bool,
 }
 
 impl FittedTable {
@@ -42,13 +43,41 @@ impl FittedTable {
     /// The table, then (on a line of its own) the note naming the columns left out; no
     /// newline at the end.
     pub fn render(&self) -> String {
+        let mut table = self.table.to_string();
+        if self.bold_header {
+            table = bold_header_rows(&table);
+        }
         let note = self.note.trim_end();
         if note.is_empty() {
-            self.table.to_string()
+            table
         } else {
-            format!("{}\n{note}", self.table)
+            format!("{table}\n{note}")
         }
     }
+}
+
+/// The rows between a table's top border and its header separator (`╞═`, `+=`) in bold.
+fn bold_header_rows(table: &str) -> String {
+    let lines: Vec<&str> = table.lines().collect();
+    let Some(sep) = lines
+        .iter()
+        .position(|l| l.starts_with('╞') || l.starts_with("+="))
+    else {
+        return table.to_string();
+    };
+    let bold = anstyle::Style::new().bold();
+    lines
+        .iter()
+        .enumerate()
+        .map(|(i, l)| {
+            if i > 0 && i < sep {
+                format!("{bold}{l}{bold:#}")
+            } else {
+                l.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// What the text renderers may use.
@@ -68,12 +97,20 @@ impl Default for Term {
 }
 
 impl Term {
-    /// No width limit, UTF-8, colour by anstream's rules: the library's default.
+    /// No width limit, UTF-8, no colour: the library's default. (A command's terminal
+    /// paints unless `--color never`; its output stream then keeps or strips the colour by
+    /// anstream's rules, so `auto` shows none in a pipe.)
     pub const WIDE: Term = Term {
         width: None,
         ascii: false,
-        color: Color::Auto,
+        color: Color::Never,
     };
+
+    /// Whether renderers paint SGR colour (severities, table headers, ids): unless
+    /// `--color never`.
+    pub fn paints(&self) -> bool {
+        self.color != Color::Never
+    }
 
     /// A fixed width, UTF-8.
     pub fn width(width: usize) -> Term {
@@ -83,15 +120,16 @@ impl Term {
         }
     }
 
-    /// The terminal of this process: reads `COLUMNS`, the locale and stdout's tty size.
+    /// The terminal of this process: reads `COLUMNS`, the locale and stdout's tty size;
+    /// `width` is `--width N`.
     /// Box-drawing characters need a UTF-8 locale and a terminal on stdout (piped text goes
     /// to files, `grep` and byte-counting `awk`, so it is ASCII, as pstree does), unless
     /// `utf8` asks for them; `ascii` always wins.
-    pub fn detect(wide: bool, ascii: bool, utf8: bool, color: Color) -> Term {
+    pub fn detect(wide: bool, width: Option<usize>, ascii: bool, utf8: bool, color: Color) -> Term {
         let env = |k: &str| std::env::var(k).ok();
         let tty = tty_width();
         Term {
-            width: width_from(wide, env("COLUMNS").as_deref(), tty),
+            width: width_from(wide, width, env("COLUMNS").as_deref(), tty),
             ascii: choose_ascii(
                 ascii,
                 utf8,
@@ -168,15 +206,26 @@ impl Term {
     ) -> FittedTable {
         let keep = self.keep_columns(header, rows, drop_order);
         let mut table = self.table();
-        table.set_header(keep.iter().map(|&i| header[i]));
+        // ASCII: the headers' and cells' own characters too (`p99 µs` is `p99 us`).
+        let text = |s: &str| {
+            let s = crate::escape::terminal_plain(s);
+            if self.ascii {
+                to_ascii(&s)
+            } else {
+                s.into_owned()
+            }
+        };
+        table.set_header(keep.iter().map(|&i| text(header[i])));
         for r in rows {
-            table.add_row(
-                keep.iter()
-                    .map(|&i| crate::escape::terminal_plain(&r[i]).into_owned()),
-            );
+            table.add_row(keep.iter().map(|&i| text(&r[i])));
         }
         let note = self.left_out_note(header, &keep);
-        FittedTable { table, keep, note }
+        FittedTable {
+            table,
+            keep,
+            note,
+            bold_header: self.paints(),
+        }
     }
 
     /// A note naming the columns [`Term::keep_columns`] left out, or nothing.
@@ -332,15 +381,24 @@ pub fn visible_len(line: &str) -> usize {
     n
 }
 
-/// `--wide` > `COLUMNS` > the tty's width > [`PIPE_WIDTH`].
-pub fn width_from(wide: bool, columns: Option<&str>, tty: Option<usize>) -> Option<usize> {
+/// `--wide` (none) > `--width N` > `COLUMNS` > the tty's width; `None` (no limit) when
+/// stdout is no terminal and nothing asks for a width: piped lines are never cut.
+pub fn width_from(
+    wide: bool,
+    flag: Option<usize>,
+    columns: Option<&str>,
+    tty: Option<usize>,
+) -> Option<usize> {
     if wide {
         return None;
     }
     let cols = columns
         .and_then(|c| c.trim().parse::<usize>().ok())
         .filter(|c| *c > 0);
-    Some(cols.or(tty).unwrap_or(PIPE_WIDTH).max(MIN_WIDTH))
+    flag.filter(|w| *w > 0)
+        .or(cols)
+        .or(tty)
+        .map(|w| w.max(MIN_WIDTH))
 }
 
 /// Whether text is plain ASCII: asked for (`--ascii`), else unless asked for box drawing
@@ -416,12 +474,15 @@ mod tests {
 
     #[test]
     fn width_precedence() {
-        assert_eq!(width_from(true, Some("80"), Some(200)), None);
-        assert_eq!(width_from(false, Some("100"), Some(200)), Some(100));
-        assert_eq!(width_from(false, None, Some(132)), Some(132));
-        assert_eq!(width_from(false, None, None), Some(80));
-        assert_eq!(width_from(false, Some("junk"), None), Some(80));
-        assert_eq!(width_from(false, Some("10"), None), Some(MIN_WIDTH));
+        assert_eq!(width_from(true, Some(60), Some("80"), Some(200)), None);
+        assert_eq!(width_from(false, Some(60), Some("80"), Some(200)), Some(60));
+        assert_eq!(width_from(false, None, Some("100"), Some(200)), Some(100));
+        assert_eq!(width_from(false, None, None, Some(132)), Some(132));
+        // Piped (no tty) and nothing asked: no limit.
+        assert_eq!(width_from(false, None, None, None), None);
+        assert_eq!(width_from(false, None, Some("junk"), None), None);
+        assert_eq!(width_from(false, None, Some("10"), None), Some(MIN_WIDTH));
+        assert_eq!(width_from(false, Some(10), None, None), Some(MIN_WIDTH));
     }
 
     #[test]

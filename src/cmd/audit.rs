@@ -12,11 +12,12 @@ pub struct AuditArgs {
     /// The host to audit (default: this one, sysfs below `/`).
     #[command(flatten)]
     pub host: super::host::HostArgs,
-    /// Print the audit as JSON on stdout (schema: docs/audit-json.md).
+    /// Print the audit as JSON on stdout (schema: `laneplan man --doc audit-json`).
     #[arg(long)]
     pub json: bool,
     /// Also write a node_exporter textfile (atomically: temp file + rename; a symlink's
     /// target is replaced; an existing file keeps its mode; devices and FIFOs are refused).
+    /// `-` writes the textfile to stdout instead of the report.
     #[arg(long, value_name = "FILE")]
     pub prometheus: Option<PathBuf>,
     /// Correctable AER errors above this count are a warning.
@@ -39,7 +40,7 @@ pub struct AuditArgs {
 /// Save exactly the files `audit` reads, for replay with `audit --sysfs-root`.
 #[derive(Args, Debug)]
 pub struct GatherArgs {
-    /// The archive to write (`.tar.gz`).
+    /// The archive to write (`.tar.gz`; `-`: stdout, e.g. `laneplan gather - | ssh ...`).
     pub out: PathBuf,
     /// Gather from below this root.
     #[arg(long, value_name = "DIR", default_value = "/")]
@@ -63,12 +64,21 @@ pub fn run(args: AuditArgs, catalog: &super::plan::CatalogArgs) -> miette::Resul
         laneplan::variant::apply(&mut audit, v);
     }
     let diff = super::plan::against(catalog, args.against.as_deref(), &mut audit, &chosen)?;
+    let prom_stdout = args
+        .prometheus
+        .as_deref()
+        .is_some_and(laneplan::outfile::is_stdout);
+    if prom_stdout && args.json {
+        return Err(miette!("--json and --prometheus - both want stdout"));
+    }
     if let Some(p) = &args.prometheus {
-        laneplan::outfile::write(p, render::prometheus(&audit).as_bytes())
+        laneplan::outfile::write_or_stdout(p, render::prometheus(&audit).as_bytes())
             .into_diagnostic()
             .wrap_err_with(|| format!("cannot write {}", p.display()))?;
     }
-    let out = if args.json {
+    let out = if prom_stdout {
+        String::new()
+    } else if args.json {
         let mut s = serde_json::to_string_pretty(&audit).into_diagnostic()?;
         s.push('\n');
         s
@@ -81,7 +91,12 @@ pub fn run(args: AuditArgs, catalog: &super::plan::CatalogArgs) -> miette::Resul
         }
         if let Some(d) = &diff {
             s.push('\n');
-            s.push_str(&term.wrap(&laneplan::against::render_in(d, &term)));
+            // Wrapped as plain text (names escaped): its table is not painted.
+            let plain = laneplan::render::term::Term {
+                color: laneplan::render::term::Color::Never,
+                ..term
+            };
+            s.push_str(&term.wrap(&laneplan::against::render_in(d, &plain)));
         }
         s
     };
@@ -100,12 +115,23 @@ pub fn gather(args: GatherArgs) -> miette::Result<ExitCode> {
             args.sysfs_root.display()
         ));
     }
+    if laneplan::outfile::is_stdout(&args.out)
+        && std::io::IsTerminal::is_terminal(&std::io::stdout())
+    {
+        return Err(miette!(
+            "refusing to write a gzip archive to a terminal: redirect stdout (`gather - > host.tar.gz`) or name a file"
+        ));
+    }
     let g = host::gather::gather(&args.sysfs_root, &args.out, AuditOptions::default())
         .into_diagnostic()
         .wrap_err_with(|| format!("cannot write {}", args.out.display()))?;
-    eprintln!(
+    eoutln!(
         "wrote {}: {} files, {} symlinks, {} directories ({} functions, {} NVMe controllers)",
-        args.out.display(),
+        if laneplan::outfile::is_stdout(&args.out) {
+            "the archive to stdout".to_string()
+        } else {
+            args.out.display().to_string()
+        },
         g.files,
         g.links,
         g.dirs,
@@ -114,13 +140,13 @@ pub fn gather(args: GatherArgs) -> miette::Result<ExitCode> {
     );
     // What the capture has but the archive leaves out, never without a word.
     if !g.skipped.is_empty() {
-        eprintln!(
+        eoutln!(
             "skipped {} file{} (not archived):",
             g.skipped.len(),
             if g.skipped.len() == 1 { "" } else { "s" }
         );
         for e in &g.skipped {
-            eprintln!(
+            eoutln!(
                 "  {}",
                 laneplan::render::escape::terminal(&format!("{}: {}", e.path, e.reason))
             );

@@ -25,13 +25,13 @@ pub struct BaysArgs {
     pub source: super::host::HostArgs,
     /// Choose a platform option, e.g. `front=12nvme-12sas` (repeatable; platforms only:
     /// a build file sets its options itself).
-    #[arg(long = "option", short = 'o', value_name = "KEY=VALUE", value_parser = parse_kv)]
+    #[arg(long = "option", short = 'O', value_name = "KEY=VALUE", value_parser = parse_kv)]
     pub options: Vec<(String, String)>,
     /// Also write the layout as SVG to FILE (`-` writes the SVG to stdout instead of the
     /// text picture).
     #[arg(long, value_name = "FILE")]
     pub svg: Option<PathBuf>,
-    /// Print JSON (schema: docs/bays.md).
+    /// Print JSON (schema: `laneplan man --doc bays`).
     #[arg(long)]
     pub json: bool,
 }
@@ -118,7 +118,7 @@ pub fn bays(args: &BaysArgs, cat: &CatalogArgs) -> Result<ExitCode> {
         } else {
             laneplan::outfile::write(path, svg.as_bytes())
                 .map_err(|e| miette!("cannot write {}: {e}", path.display()))?;
-            eprintln!("wrote {}", path.display());
+            eoutln!("wrote {}", path.display());
         }
     }
     if args.json {
@@ -126,7 +126,7 @@ pub fn bays(args: &BaysArgs, cat: &CatalogArgs) -> Result<ExitCode> {
             return Err(miette!("--json and --svg - both want stdout"));
         }
         let v = serde_json::to_string_pretty(&layout).into_diagnostic()?;
-        println!("{v}");
+        outln!("{v}");
     } else if !svg_to_stdout {
         let term = super::term();
         // Colour is painted always and kept or stripped by `--color` (below); the character
@@ -152,12 +152,12 @@ pub fn bays(args: &BaysArgs, cat: &CatalogArgs) -> Result<ExitCode> {
         .iter()
         .any(|f| f.severity == laneplan::finding::Severity::Error)
     {
-        let text = laneplan::render::text::findings(&report.findings, None);
+        let text = laneplan::render::text::findings_in(&report.findings, None, &super::term());
         if args.json || svg_to_stdout {
-            eprint!("{}", super::term().wrap(&text));
+            eout!("{text}");
         } else {
-            println!();
-            print!("{}", super::term().wrap(&text));
+            outln!();
+            out!("{text}");
         }
         return Ok(ExitCode::from(1));
     }

@@ -97,7 +97,7 @@ pub const SITES: &[(&str, &str, Kind, bool)] = &[
 struct Site {
     sub: String,
     id: String,
-    /// `--part`, `-o`: flags; empty for a positional.
+    /// `--part`, `-O`: flags; empty for a positional.
     flags: Vec<String>,
     /// 0-based among the subcommand's positionals.
     position: Option<usize>,

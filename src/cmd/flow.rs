@@ -215,7 +215,7 @@ pub struct FlowArgs {
     pub opts: FlowOpts,
     #[command(flatten)]
     pub system: SystemArgs,
-    /// Print JSON (schema: docs/JSON.md, sections "bandwidth" and "system").
+    /// Print JSON (schema: `laneplan man --doc JSON`, sections "bandwidth" and "system").
     #[arg(long)]
     pub json: bool,
 }
@@ -224,11 +224,12 @@ pub struct FlowArgs {
 pub struct DotArgs {
     /// A platform id (see `laneplan platforms`) or a build file (*.toml).
     pub target: String,
-    /// Choose a platform option, e.g. `front=24nvme` (repeatable; platforms only). Long form
-    /// only here: `-o` is `--output`, as in graphviz's own `dot`.
-    #[arg(long = "option", value_name = "KEY=VALUE", value_parser = parse_kv)]
+    /// Choose a platform option, e.g. `front=24nvme` (repeatable; platforms only); `-O` as
+    /// in every command: `-o` is `--output`, as in graphviz's own `dot`.
+    #[arg(long = "option", short = 'O', value_name = "KEY=VALUE", value_parser = parse_kv)]
     pub options: Vec<(String, String)>,
-    /// Write the graph to FILE (atomically: temp file + rename) instead of stdout.
+    /// Write the graph to FILE (atomically: temp file + rename) instead of stdout (`-`:
+    /// stdout).
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<std::path::PathBuf>,
     #[command(flatten)]
@@ -260,19 +261,19 @@ pub fn flow(args: &FlowArgs, cat: &CatalogArgs) -> Result<ExitCode> {
         if let (Some((s, _)), Some(o)) = (&sys, v.as_object_mut()) {
             o.insert("system".into(), json::system(s));
         }
-        println!("{}", serde_json::to_string_pretty(&v).into_diagnostic()?);
+        outln!("{}", serde_json::to_string_pretty(&v).into_diagnostic()?);
     } else {
         let term = super::term();
-        print!("{}", term.wrap(&text::header(&report)));
-        println!();
-        print!("{}", laneplan::render::flow::report_in(&f, &term));
+        out!("{}", term.wrap(&text::header(&report)));
+        outln!();
+        out!("{}", laneplan::render::flow::report_in(&f, &term));
         if let Some((s, _)) = &sys {
-            println!();
-            print!("{}", term.wrap(&laneplan::render::flow::system(s)));
+            outln!();
+            out!("{}", term.wrap(&laneplan::render::flow::system(s)));
         }
         if !found.is_empty() {
-            println!();
-            print!("{}", term.wrap(&text::findings(&found, None)));
+            outln!();
+            out!("{}", text::findings_in(&found, None, &term));
         }
     }
     Ok(if has_errors(&found) {
@@ -293,15 +294,15 @@ pub fn dot(args: &DotArgs, cat: &CatalogArgs) -> Result<ExitCode> {
     let (f, _) = flow::analyze_plan(&report.plan, &opts).map_err(|e| miette!("{e}"))?;
     let text = dot::dot(&report.plan.topology, Some(&f), opts.model);
     match &args.output {
-        Some(path) => laneplan::outfile::write(path, text.as_bytes())
+        Some(path) => laneplan::outfile::write_or_stdout(path, text.as_bytes())
             .map_err(|e| miette!("cannot write {}: {e}", path.display()))?,
-        None => print!("{text}"),
+        None => out!("{text}"),
     }
     // The graph is drawn; what `check` rejects is said on stderr and exits 1.
     if has_errors(&report.findings) {
-        eprint!(
+        eout!(
             "{}",
-            super::term().wrap(&text::findings(&report.findings, None))
+            text::findings_in(&report.findings, None, &super::term())
         );
         return Ok(ExitCode::from(1));
     }

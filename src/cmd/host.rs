@@ -12,15 +12,16 @@ pub struct HostArgs {
     /// replays here.
     #[arg(long, value_name = "DIR", group = "host_source")]
     pub sysfs_root: Option<PathBuf>,
-    /// Read an `lspci -vvnn` dump instead of sysfs.
+    /// Read an `lspci -vvnn` dump instead of sysfs (`-`: stdin, e.g.
+    /// `sudo lspci -vvnn | laneplan audit --lspci -`).
     #[arg(long, value_name = "FILE", group = "host_source")]
     pub lspci: Option<PathBuf>,
     /// Read a Redfish tree (a BMC's resources as Redfish-Mockup-Creator saves them: the
-    /// mockup root or its `redfish/v1` folder): slots, devices, drives. See docs/redfish.md.
+    /// mockup root or its `redfish/v1` folder): slots, devices, drives. See `laneplan man --doc redfish`.
     #[arg(long, value_name = "DIR", group = "host_source", value_hint = clap::ValueHint::DirPath)]
     pub redfish: Option<PathBuf>,
     /// Read an hwloc XML topology (`lstopo --of xml`): the PCI tree, NUMA, slots and disks as
-    /// hwloc holds them; links carry their current speed only. See docs/hwloc.md.
+    /// hwloc holds them; links carry their current speed only. See `laneplan man --doc hwloc`.
     #[arg(long = "hwloc-xml", value_name = "FILE", group = "host_source")]
     pub hwloc_xml: Option<PathBuf>,
     /// Names from this pci.ids (default: the host's own, else the embedded database).

@@ -23,15 +23,21 @@ pub struct LearnArgs {
     #[arg(long, value_name = "FILE", num_args = 1..)]
     pub lspci: Vec<PathBuf>,
     /// Learn from a Redfish tree (a BMC's resources as Redfish-Mockup-Creator saves them):
-    /// slots with labels, lanes and CPU affinity, bays from drive locations (docs/redfish.md).
+    /// slots with labels, lanes and CPU affinity, bays from drive locations (`laneplan man --doc redfish`).
     #[arg(long, value_name = "DIR", conflicts_with_all = ["sysfs_root", "lspci", "hwloc_xml"], value_hint = clap::ValueHint::DirPath)]
     pub redfish: Option<PathBuf>,
-    /// Learn from an hwloc XML topology (`lstopo --of xml`; docs/hwloc.md).
+    /// Learn from an hwloc XML topology (`lstopo --of xml`; `laneplan man --doc hwloc`).
     #[arg(long = "hwloc-xml", value_name = "FILE", conflicts_with_all = ["sysfs_root", "lspci"])]
     pub hwloc_xml: Option<PathBuf>,
     /// Directory to write `platform/<id>.toml`, `platform/<id>-parts.toml` and `build.toml`
     /// into, as one set (all or none). An existing file there is refused unless `--force`.
-    #[arg(short, long, value_name = "DIR", value_hint = clap::ValueHint::DirPath)]
+    #[arg(
+        short = 'o',
+        long = "output",
+        visible_alias = "out",
+        value_name = "DIR",
+        value_hint = clap::ValueHint::DirPath
+    )]
     pub out: PathBuf,
     /// Replace learned files already in the output directory.
     #[arg(long)]
@@ -48,7 +54,7 @@ pub struct LearnArgs {
     /// `dmi_names` hold the host's DMI product name; an lspci dump has none).
     #[arg(long, value_name = "ID")]
     pub platform: Option<String>,
-    /// Print what was written as JSON (schema: docs/PLATFORMS.md, "Learning a platform").
+    /// Print what was written as JSON (schema: `laneplan man --doc PLATFORMS`, "Learning a platform").
     #[arg(long)]
     pub json: bool,
 }
@@ -58,6 +64,12 @@ fn parse_id(s: &str) -> Result<LearnedId, String> {
 }
 
 pub fn run(args: LearnArgs, catalog: &super::plan::CatalogArgs) -> miette::Result<ExitCode> {
+    if laneplan::outfile::is_stdout(&args.out) {
+        return Err(miette::miette!(
+            help = "name a directory (`-o learned/`); --json prints what was written",
+            "-o names a directory for three files; `-` (stdout) cannot hold them"
+        ));
+    }
     // Named by the user: missing or bad is an error, not a fallback.
     let ids = match &args.pci_ids {
         Some(p) => Some(IdsFile::open(p)?),
@@ -151,14 +163,22 @@ pub fn run(args: LearnArgs, catalog: &super::plan::CatalogArgs) -> miette::Resul
             "differences": learned.differences,
             "notes": learned.notes,
         });
-        println!("{}", serde_json::to_string_pretty(&doc).into_diagnostic()?);
+        outln!("{}", serde_json::to_string_pretty(&doc).into_diagnostic()?);
     } else {
         if !findings.is_empty() {
-            eprint!("{}", laneplan::render::text::findings(&findings, None));
+            eout!(
+                "{}",
+                laneplan::render::text::findings_in(&findings, None, &super::term())
+            );
         }
         let s = &learned.summary;
+        let bold = if super::term().paints() {
+            anstyle::Style::new().bold()
+        } else {
+            anstyle::Style::new()
+        };
         let line = format!(
-            "Learned {} from {} capture{}: {} sockets ({}), {} NUMA nodes, {} root complexes, {} slots, {} switches, {} bays, {} onboard devices; parts: {} from the catalogue, {} new, {} planned in the build; {} root ports led nowhere",
+            "Learned {bold}{}{bold:#} from {} capture{}: {} sockets ({}), {} NUMA nodes, {} root complexes, {} slots, {} switches, {} bays, {} onboard devices; parts: {} from the catalogue, {} new, {} planned in the build; {} root ports led nowhere",
             learned.id.as_str(),
             s.captures,
             if s.captures == 1 { "" } else { "s" },
@@ -175,21 +195,22 @@ pub fn run(args: LearnArgs, catalog: &super::plan::CatalogArgs) -> miette::Resul
             s.planned,
             s.skipped_ports
         );
-        println!("{}", super::term().wrap(&line));
+        // The id is a checked plain id; the line's only SGR is its bold.
+        outln!("{}", super::term().wrap_painted(&line));
         for n in &learned.notes {
-            println!("{}", super::term().wrap(&format!("note: {n}")));
+            outln!("{}", super::term().wrap(&format!("note: {n}")));
         }
         for f in &files {
-            println!(
+            outln!(
                 "  wrote {}",
                 laneplan::learn::shown(&f.display().to_string())
             );
         }
         if let Some(d) = &learned.differences {
-            println!("{}", super::term().wrap(&learn::render_differences(d)));
+            outln!("{}", super::term().wrap(&learn::render_differences(d)));
         }
         let plat = args.out.join("platform");
-        println!(
+        outln!(
             "Check it: laneplan --platform-dir {} check {}",
             learn::shown(&plat.display().to_string()),
             learn::shown(&args.out.join("build.toml").display().to_string())

@@ -11,10 +11,30 @@ use std::process::ExitCode;
 pub struct ManArgs {
     /// The subcommand whose page to print (default: the overview page, laneplan(1)).
     pub subcommand: Option<String>,
-    /// Write every page (laneplan.1, laneplan-show.1, ...) into DIR instead, for packagers.
+    /// Write every page (laneplan.1, laneplan-show.1, ...) into DIR instead, for packagers
+    /// (DIR is made when missing).
     #[arg(long, value_name = "DIR", conflicts_with = "subcommand", value_hint = clap::ValueHint::DirPath)]
     pub dir: Option<PathBuf>,
+    /// Print one of the reference documents built into the binary (Markdown): the JSON
+    /// schemas and formats `--help` names, there after `cargo install` too.
+    #[arg(long, value_name = "NAME", conflicts_with_all = ["subcommand", "dir"], value_parser = clap::builder::PossibleValuesParser::new(DOCS.iter().map(|d| d.0)))]
+    pub doc: Option<String>,
 }
+
+/// The reference documents `--help` points at, embedded: `laneplan man --doc NAME`.
+pub const DOCS: &[(&str, &str)] = &[
+    ("JSON", include_str!("../../docs/JSON.md")),
+    ("audit-json", include_str!("../../docs/audit-json.md")),
+    ("bays", include_str!("../../docs/bays.md")),
+    ("place", include_str!("../../docs/place.md")),
+    ("probe", include_str!("../../docs/probe.md")),
+    ("probe-json", include_str!("../../docs/probe-json.md")),
+    ("PLATFORMS", include_str!("../../docs/PLATFORMS.md")),
+    ("FINDINGS", include_str!("../../docs/FINDINGS.md")),
+    ("redfish", include_str!("../../docs/redfish.md")),
+    ("hwloc", include_str!("../../docs/hwloc.md")),
+    ("bandwidth", include_str!("../../docs/bandwidth.md")),
+];
 
 /// Exit codes shared by every subcommand, and those of the ones with findings.
 const EXIT_USAGE: (&str, &str) = (
@@ -201,6 +221,15 @@ fn page(cmd: clap::Command, name: &str, all: &[String], source: &str) -> Result<
     Ok((file, buf))
 }
 
+/// An I/O error as words, without the `(os error N)` tail.
+fn io_why(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file or directory".into(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
+        _ => e.to_string(),
+    }
+}
+
 /// Roff text: backslashes doubled, `-` as a minus, and a leading `.` or `'` guarded.
 fn esc(s: &str) -> String {
     let s = s.replace('\\', "\\e").replace('-', "\\-");
@@ -212,17 +241,35 @@ fn esc(s: &str) -> String {
 }
 
 pub fn run(args: &ManArgs, root: clap::Command) -> Result<ExitCode> {
+    if let Some(name) = &args.doc
+        && let Some((_, text)) = DOCS.iter().find(|(n, _)| n == name)
+    {
+        out!("{text}");
+        return Ok(ExitCode::SUCCESS);
+    }
     let pages = pages(root)?;
     if let Some(dir) = &args.dir {
+        // DIR and its parents are made when missing (as `mkdir -p`); an error names DIR,
+        // never the staging directory.
+        if !dir.as_os_str().is_empty() && std::fs::symlink_metadata(dir).is_err() {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| miette!("cannot create {}: {}", dir.display(), io_why(&e)))?;
+        }
         // One set: every page or none, only inside DIR (a symlinked page is refused).
         let set: Vec<(&str, &[u8])> = pages
             .iter()
             .map(|(f, t)| (f.as_str(), t.as_ref()))
             .collect();
         let written = laneplan::outfile::write_set(dir, &set, laneplan::outfile::Existing::Replace)
-            .map_err(|e| miette!("cannot write the man pages into {}: {e}", dir.display()))?;
+            .map_err(|e| {
+                miette!(
+                    "cannot write the man pages into {}: {}",
+                    dir.display(),
+                    io_why(&e)
+                )
+            })?;
         for path in written {
-            println!("{}", path.display());
+            outln!("{}", path.display());
         }
         return Ok(ExitCode::SUCCESS);
     }

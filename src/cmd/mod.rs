@@ -1,4 +1,35 @@
 //! One file per subcommand: argument structs and printing. Logic stays in the library.
+//! Everything goes out through [`stdout`] / [`stderr`] (the `out!`, `outln!`, `eout!`,
+//! `eoutln!` macros), which keep or strip colour per `--color`.
+
+/// `print!` through [`stdout`] (colour per `--color`).
+macro_rules! out {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!($crate::cmd::stdout(), $($t)*);
+    }};
+}
+/// `println!` through [`stdout`].
+macro_rules! outln {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!($crate::cmd::stdout(), $($t)*);
+    }};
+}
+/// `eprint!` through [`stderr`].
+macro_rules! eout {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!($crate::cmd::stderr(), $($t)*);
+    }};
+}
+/// `eprintln!` through [`stderr`].
+macro_rules! eoutln {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!($crate::cmd::stderr(), $($t)*);
+    }};
+}
 
 pub mod audit;
 pub mod bays;
@@ -18,9 +49,13 @@ use std::sync::OnceLock;
 /// How text output fits the terminal; global, so it goes before or after the subcommand.
 #[derive(clap::Args, Debug)]
 pub struct TermArgs {
-    /// No width limit (default: the terminal's width, `COLUMNS`, or 80 when piped).
-    #[arg(long, global = true)]
+    /// No width limit (the default when stdout is not a terminal: piped lines are never
+    /// cut; on a terminal, its width or `COLUMNS`).
+    #[arg(long, global = true, conflicts_with = "width")]
     pub wide: bool,
+    /// Fit text to N columns, piped or not (beats `COLUMNS` and the terminal's width).
+    #[arg(long, global = true, value_name = "N")]
+    pub width: Option<usize>,
     /// Plain ASCII: no box-drawing characters (automatic when the locale is not UTF-8 or
     /// stdout is not a terminal, as pstree does).
     #[arg(long, global = true)]
@@ -62,7 +97,7 @@ static TERM: OnceLock<Term> = OnceLock::new();
 
 /// Detects the terminal once, from the global flags and the environment.
 pub fn set_term(a: &TermArgs) {
-    let _ = TERM.set(Term::detect(a.wide, a.ascii, a.utf8, a.color));
+    let _ = TERM.set(Term::detect(a.wide, a.width, a.ascii, a.utf8, a.color));
 }
 
 /// The terminal the text output is fitted to.
@@ -70,29 +105,46 @@ pub fn term() -> Term {
     TERM.get().copied().unwrap_or_default()
 }
 
-/// stdout with colour per `--color` (auto: anstream strips it for NO_COLOR and pipes).
-pub fn stdout() -> anstream::AutoStream<std::io::Stdout> {
-    let choice = match term().color {
+fn choice() -> anstream::ColorChoice {
+    match term().color {
         Color::Auto => anstream::ColorChoice::Auto,
         Color::Always => anstream::ColorChoice::Always,
         Color::Never => anstream::ColorChoice::Never,
+    }
+}
+
+/// stdout with colour per `--color` (auto: anstream strips it for NO_COLOR and pipes).
+pub fn stdout() -> anstream::AutoStream<std::io::Stdout> {
+    anstream::AutoStream::new(std::io::stdout(), choice())
+}
+
+/// stderr with colour per `--color` (auto: stripped for NO_COLOR and when not a terminal).
+pub fn stderr() -> anstream::AutoStream<std::io::Stderr> {
+    anstream::AutoStream::new(std::io::stderr(), choice())
+}
+
+/// Diagnostic text for stderr: the terminal's character set (ASCII under `--ascii`, a
+/// non-UTF-8 locale or a pipe), control characters escaped, not cut.
+pub fn diag_text(text: &str) -> String {
+    let t = laneplan::render::term::Term {
+        width: None,
+        ..term()
     };
-    anstream::AutoStream::new(std::io::stdout(), choice)
+    // Painted diagnostics escape their own fields (`render::diag`).
+    if t.paints() {
+        t.wrap_painted(text)
+    } else {
+        t.wrap(text)
+    }
 }
 
-/// Exit code 2: usage or input error. Printed with miette so located errors show their
-/// caret snippet.
-/// Installs the error renderer; call before any error is made, since a
-/// miette report captures its handler when it is created.
-pub fn install_error_hook() {
-    // Never wrap: "file:line:col: message" must stay on one line so that
-    // editors, grep and CI logs can pick it up, however long the path is.
-    let _ = miette::set_hook(Box::new(|_| {
-        Box::new(miette::MietteHandlerOpts::new().wrap_lines(false).build())
-    }));
-}
-
+/// Exit code 2: usage or input error, a refusal. Printed in the one diagnostic style
+/// (`laneplan::render::diag`): `error[LP0403]: message`, the source line of a located
+/// input error, `  = help:`; never wrapped, so "file:line:col: message" stays on one line
+/// for editors, grep and CI logs however long the path is.
 pub fn report_error(err: miette::Report) -> ExitCode {
-    eprintln!("{err:?}");
+    let text = laneplan::render::diag::report(err.as_ref(), term().paints());
+    eout!("{}", diag_text(text.trim_end_matches('\n')));
+    eoutln!();
     ExitCode::from(2)
 }

@@ -16,13 +16,13 @@ pub struct PlaceArgs {
     pub parts: Vec<(String, usize)>,
     /// Fix a platform option, e.g. `front=12nvme-12sas` (repeatable). Options not fixed take
     /// their defaults unless --any-option.
-    #[arg(long = "option", value_name = "KEY=VALUE", value_parser = super::plan::parse_kv)]
+    #[arg(long = "option", short = 'O', value_name = "KEY=VALUE", value_parser = super::plan::parse_kv)]
     pub options: Vec<(String, String)>,
     /// Search every value of the options not fixed with --option (a host variant, such as a
     /// riser configuration, keeps its default unless --option names it).
     #[arg(long)]
     pub any_option: bool,
-    /// What the score maximises first (docs/place.md): `auto` is `served` when a NIC with a
+    /// What the score maximises first (`laneplan man --doc place`): `auto` is `served` when a NIC with a
     /// spec is listed, `read` otherwise.
     #[arg(long, default_value = "auto", value_parser = super::one_of(&Objective::NAMES, parse_objective))]
     pub objective: Objective,
@@ -49,10 +49,11 @@ pub struct PlaceArgs {
     /// How many distinct placements to list, best first.
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u16).range(1..=100))]
     pub top: u16,
-    /// Print JSON (schema: docs/place.md).
+    /// Print JSON (schema: `laneplan man --doc place`).
     #[arg(long)]
     pub json: bool,
-    /// Write the best placement as a build file (atomically: a temporary file, then rename).
+    /// Write the best placement as a build file (atomically: a temporary file, then rename;
+    /// `-`: the build file on stdout, the report on stderr).
     #[arg(short = 'o', long = "output", value_name = "BUILD.toml")]
     pub output: Option<PathBuf>,
 }
@@ -98,19 +99,29 @@ pub fn run(args: &PlaceArgs, cat: &super::plan::CatalogArgs) -> Result<ExitCode>
         Some(h) => miette!(help = h.clone(), "{}", e.message),
         None => miette!("{}", e.message),
     })?;
+    let to_stdout = args
+        .output
+        .as_deref()
+        .is_some_and(laneplan::outfile::is_stdout);
+    if to_stdout && args.json {
+        return Err(miette!("--json and -o - both want stdout"));
+    }
     if let (Some(path), Some(text)) = (&args.output, outcome.best_toml()) {
-        laneplan::outfile::write(path, text.as_bytes())
+        laneplan::outfile::write_or_stdout(path, text.as_bytes())
             .map_err(|e| miette!("cannot write {}: {e}", path.display()))?;
     }
-    if args.json {
-        println!(
+    if to_stdout {
+        // stdout holds the build file; the report goes to stderr.
+        eout!("{}", place_text(&outcome));
+    } else if args.json {
+        outln!(
             "{}",
             serde_json::to_string_pretty(&report::json(&outcome)).into_diagnostic()?
         );
     } else {
-        print!("{}", super::term().wrap(&report::text(&outcome)));
+        out!("{}", place_text(&outcome));
         if let (Some(path), Some(_)) = (&args.output, outcome.best()) {
-            println!("\nWrote {}", path.display());
+            outln!("\nWrote {}", path.display());
         }
     }
     Ok(if outcome.best().is_some() {
@@ -118,4 +129,15 @@ pub fn run(args: &PlaceArgs, cat: &super::plan::CatalogArgs) -> Result<ExitCode>
     } else {
         ExitCode::from(1)
     })
+}
+
+/// The report for the terminal: painted (its text escaped by `text_painted`) unless
+/// `--color never`, then plain and escaped by `wrap`.
+fn place_text(outcome: &laneplan::place::Outcome) -> String {
+    let term = super::term();
+    if term.paints() {
+        term.wrap_painted(&report::text_painted(outcome, true))
+    } else {
+        term.wrap(&report::text(outcome))
+    }
 }

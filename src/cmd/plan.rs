@@ -24,7 +24,7 @@ impl CatalogArgs {
 
 #[derive(Args, Debug)]
 pub struct PlatformsArgs {
-    /// Print JSON (schema: docs/JSON.md).
+    /// Print JSON (schema: `laneplan man --doc JSON`).
     #[arg(long)]
     pub json: bool,
 }
@@ -38,7 +38,7 @@ pub struct PartsArgs {
     /// Only parts whose id, name or PCI vendor contains SEARCH (case ignored), e.g.
     /// `connectx-5`, `cx5`, `mellanox`.
     pub search: Option<String>,
-    /// Print JSON (schema: docs/JSON.md).
+    /// Print JSON (schema: `laneplan man --doc JSON`).
     #[arg(long)]
     pub json: bool,
 }
@@ -64,7 +64,7 @@ pub fn parts(args: &PartsArgs, cat: &CatalogArgs) -> Result<ExitCode> {
     if args.json {
         print_json(&json::parts(&catalog, args.class))?;
     } else {
-        print!("{}", text::parts_in(&catalog, args.class, &super::term()));
+        out!("{}", text::parts_in(&catalog, args.class, &super::term()));
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -74,9 +74,9 @@ pub struct ShowArgs {
     /// Platform id (see `laneplan platforms`).
     pub platform: String,
     /// Choose a platform option, e.g. `front=12nvme-12sas` (repeatable).
-    #[arg(long = "option", short = 'o', value_name = "KEY=VALUE", value_parser = parse_kv)]
+    #[arg(long = "option", short = 'O', value_name = "KEY=VALUE", value_parser = parse_kv)]
     pub options: Vec<(String, String)>,
-    /// Print JSON (schema: docs/JSON.md).
+    /// Print JSON (schema: `laneplan man --doc JSON`).
     #[arg(long)]
     pub json: bool,
 }
@@ -85,7 +85,7 @@ pub struct ShowArgs {
 pub struct CheckArgs {
     /// A build file (TOML): platform, options, parts in slots and bays.
     pub build: PathBuf,
-    /// Print JSON (schema: docs/JSON.md).
+    /// Print JSON (schema: `laneplan man --doc JSON`).
     #[arg(long)]
     pub json: bool,
     /// Leave the planned tree out of the human report.
@@ -119,7 +119,7 @@ pub fn parse_kv(s: &str) -> std::result::Result<(String, String), String> {
 }
 
 fn print_json(v: &serde_json::Value) -> Result<()> {
-    println!("{}", serde_json::to_string_pretty(v).into_diagnostic()?);
+    outln!("{}", serde_json::to_string_pretty(v).into_diagnostic()?);
     Ok(())
 }
 
@@ -128,7 +128,12 @@ pub fn platforms(args: &PlatformsArgs, cat: &CatalogArgs) -> Result<ExitCode> {
     if args.json {
         print_json(&json::platforms(&catalog))?;
     } else {
-        print!("{}", super::term().fit(&text::platforms(&catalog)));
+        let term = super::term();
+        // The names are escaped by `platforms_in`; only its bold ids are SGR.
+        out!(
+            "{}",
+            term.wrap_painted(&text::platforms_in(&catalog, &term))
+        );
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -225,12 +230,12 @@ pub fn show(args: &ShowArgs, cat: &CatalogArgs) -> Result<ExitCode> {
         print_json(&json::report(&report, None))?;
     } else {
         let term = super::term();
-        print!("{}", term.wrap(&text::header(&report)));
-        println!();
-        print!("{}", term.fit(&text::tree(&report.plan.topology)));
-        println!();
-        println!("Lane budget");
-        print!("{}", text::budget_in(&report.budget, &term));
+        out!("{}", term.wrap(&text::header(&report)));
+        outln!();
+        out!("{}", term.fit(&text::tree(&report.plan.topology)));
+        outln!();
+        outln!("Lane budget");
+        out!("{}", text::budget_in(&report.budget, &term));
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -257,7 +262,7 @@ pub fn check(args: &CheckArgs, cat: &CatalogArgs) -> Result<ExitCode> {
         }
         print_json(&v)?;
     } else {
-        print!(
+        out!(
             "{}",
             text::check_report(
                 &report,

@@ -97,7 +97,8 @@ pub struct ProbeArgs {
     /// vdbench-style sweep: a max run, then fixed rates at 10..100 % and 110/120 % of it.
     #[arg(long)]
     pub curve: bool,
-    /// Write the --curve plot (latency against IOPS) as SVG.
+    /// Write the --curve plot (latency against IOPS) as SVG (`-`: stdout, instead of the
+    /// text report).
     #[arg(long, requires = "curve")]
     pub svg: Option<PathBuf>,
     /// Allow workloads that write.
@@ -115,7 +116,7 @@ pub struct ProbeArgs {
     /// No progress line on stderr (there is none either when stderr is not a terminal).
     #[arg(short, long)]
     pub quiet: bool,
-    /// JSON on stdout (schema in docs/probe-json.md); no progress line.
+    /// JSON on stdout (schema in `laneplan man --doc probe-json`); no progress line.
     #[arg(long)]
     pub json: bool,
     /// Probe every NVMe namespace the audit finds, labelled with its bay, slot and link, each
@@ -176,23 +177,15 @@ fn read_trace(t: &std::path::Path) -> miette::Result<String> {
     Ok(text)
 }
 
+/// The run's findings on stderr in the one diagnostic style, with the summary line.
 fn print_findings(findings: &[Finding]) {
-    for f in findings {
-        let at = f.location.short();
-        let at = if at.is_empty() {
-            String::new()
-        } else {
-            format!(" ({at})")
-        };
-        let term = super::term();
-        eprint!(
-            "{}",
-            term.wrap(&format!("{}[{}]: {}{at}\n", f.severity, f.code, f.message))
-        );
-        if let Some(h) = &f.help {
-            eprint!("{}", term.wrap(&format!("  help: {h}\n")));
-        }
+    if findings.is_empty() {
+        return;
     }
+    eout!(
+        "{}",
+        laneplan::render::text::findings_in(findings, None, &super::term())
+    );
 }
 
 fn probe_error(e: ProbeError) -> miette::Report {
@@ -232,9 +225,9 @@ fn mapped_targets(
     if a.dry_run {
         if a.json {
             let v = serde_json::json!({"schema_version": 1, "mapped": mapped});
-            println!("{}", serde_json::to_string_pretty(&v).into_diagnostic()?);
+            outln!("{}", serde_json::to_string_pretty(&v).into_diagnostic()?);
         } else {
-            print!(
+            out!(
                 "{}",
                 laneplan::probe::mapped::render_in(&mapped, &super::term())
             );
@@ -266,7 +259,7 @@ fn mapped_targets(
             return Err(probe_error(ProbeError::Refused(r)));
         }
         match &m.refused {
-            Some(why) => eprintln!("skipping {}: {why}", m.target.path.display()),
+            Some(why) => eoutln!("skipping {}: {why}", m.target.path.display()),
             None => out.push(m.target),
         }
     }
@@ -277,9 +270,12 @@ fn mapped_targets(
 }
 
 pub fn run(a: ProbeArgs, catalog: &super::plan::CatalogArgs) -> miette::Result<ExitCode> {
+    if a.json && a.svg.as_deref().is_some_and(laneplan::outfile::is_stdout) {
+        return Err(miette!("--json and --svg - both want stdout"));
+    }
     if a.list_profiles {
         for p in PROFILES {
-            println!(
+            outln!(
                 "{:<14} bs {:<14} {:<10} read {:>3} %  qd {:>3}  {}",
                 p.name,
                 p.bs,
@@ -291,7 +287,7 @@ pub fn run(a: ProbeArgs, catalog: &super::plan::CatalogArgs) -> miette::Result<E
             let w = Workload::from_profile(p.name, &Overrides::default())
                 .map_err(|e| miette!("{e}"))?;
             if let Some(fio) = w.fio_args(laneplan::probe::DEFAULT_WORKING_SET, None) {
-                println!("{:<14} fio {fio}", "");
+                outln!("{:<14} fio {fio}", "");
             }
         }
         return Ok(ExitCode::SUCCESS);
@@ -398,7 +394,7 @@ pub fn run(a: ProbeArgs, catalog: &super::plan::CatalogArgs) -> miette::Result<E
     bar.finish_and_clear();
     let report = match report {
         Err(ProbeError::Interrupted(what)) => {
-            eprintln!("interrupted before any I/O: {what}");
+            eoutln!("interrupted before any I/O: {what}");
             return Ok(interrupted_code());
         }
         r => r.map_err(probe_error)?,
@@ -407,11 +403,15 @@ pub fn run(a: ProbeArgs, catalog: &super::plan::CatalogArgs) -> miette::Result<E
     if let Some(path) = &a.svg {
         let title = laneplan::probe::svg::title(&report);
         let svg = laneplan::probe::svg::render(&title, &report.curves);
-        laneplan::outfile::write(path, svg.as_bytes())
+        laneplan::outfile::write_or_stdout(path, svg.as_bytes())
             .map_err(|e| miette!("cannot write {}: {e}", path.display()))?;
     }
-    if a.json {
-        println!(
+    let svg_stdout = a.svg.as_deref().is_some_and(laneplan::outfile::is_stdout);
+    if svg_stdout {
+        // stdout holds the SVG: the findings still go to stderr.
+        print_findings(&report.findings);
+    } else if a.json {
+        outln!(
             "{}",
             serde_json::to_string_pretty(&report).map_err(|e| miette!("{e}"))?
         );
@@ -431,13 +431,13 @@ pub fn run(a: ProbeArgs, catalog: &super::plan::CatalogArgs) -> miette::Result<E
                 .map(|s| format!(" ({s})"))
                 .unwrap_or_default()
         );
-        println!("{}", super::term().wrap(&headline));
+        outln!("{}", super::term().wrap(&headline));
         if let Some(fio) = &w.fio {
-            println!("same workload in fio: {fio}");
+            outln!("same workload in fio: {fio}");
         }
-        println!("{}", render_table_in(&report, &super::term()));
+        outln!("{}", render_table_in(&report, &super::term()));
         for c in &report.curves {
-            println!("{}", render_curve_table_in(c, &super::term()));
+            outln!("{}", render_curve_table_in(c, &super::term()));
         }
         print_findings(&report.findings);
     }

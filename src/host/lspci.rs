@@ -108,6 +108,9 @@ pub fn parse(text: &str, file: &str) -> (HostScan, Vec<Finding>) {
                 }),
         );
     };
+    // `Capabilities: <access denied>` (lspci run without root): the functions and the first
+    // such line, and whether any link status was read at all (LP0335).
+    let (mut denied, mut first_denied, mut link_lines) = (0usize, None, 0usize);
     let mut it = lines(text).enumerate().peekable();
     while let Some((i, line)) = it.next() {
         let line_no = i + 1;
@@ -159,6 +162,10 @@ pub fn parse(text: &str, file: &str) -> (HostScan, Vec<Finding>) {
             label = "Capabilities".into();
         }
         if let Some(rest) = t.strip_prefix("Capabilities:") {
+            if rest.trim() == "<access denied>" {
+                denied += 1;
+                first_denied.get_or_insert(line_no);
+            }
             // `[40] Express (v2) Root Port`, not `[250 v1] Secondary PCI Express`.
             in_express = rest.contains("] Express");
             if in_express && let Some(t) = express_port_type(rest) {
@@ -236,6 +243,7 @@ pub fn parse(text: &str, file: &str) -> (HostScan, Vec<Finding>) {
                 Err(m) => bad(&mut findings, line_no, format!("LnkCap: {m}")),
             }
         } else if in_express && let Some(rest) = t.strip_prefix("LnkSta:") {
+            link_lines += 1;
             match parse_link(rest) {
                 Ok(l) => f.link = Some(l),
                 Err(m) => bad(&mut findings, line_no, format!("LnkSta: {m}")),
@@ -260,6 +268,25 @@ pub fn parse(text: &str, file: &str) -> (HostScan, Vec<Finding>) {
     }
     if let Some(f) = cur.take() {
         scan.functions.push(f);
+    }
+    if let Some(line) = first_denied {
+        findings.push(
+            Finding::of(
+                Code::NotRootDump,
+                format!(
+                    "{denied} of {} functions show `Capabilities: <access denied>` and the dump has {link_lines} LnkSta line{}: it was not captured as root, so links, link capabilities and AER are unknown",
+                    scan.functions.len(),
+                    if link_lines == 1 { "" } else { "s" },
+                ),
+            )
+            .with_help("capture it again as root: `sudo lspci -vvnn > lspci.txt`")
+            .at(Location {
+                file: Some(file.to_string()),
+                line: Some(line),
+                column: Some(1),
+                ..Default::default()
+            }),
+        );
     }
     (scan, findings)
 }

@@ -255,22 +255,10 @@ pub fn drive_table_in(a: &Audit, term: &Term) -> String {
         .render()
 }
 
-/// Findings, one per line (`error[LP0302]: message` + location and help).
+/// Findings in the one style (`error[LP0302]: message`, `  --> node`, `  = help: ...`)
+/// and the summary line ([`crate::render::diag`]).
 pub fn findings(a: &Audit) -> String {
-    let mut s = String::new();
-    for f in &a.findings {
-        let _ = writeln!(s, "{}[{}]: {}", f.severity, f.code, f.message);
-        let loc = f.location.short();
-        if !loc.is_empty() {
-            let _ = writeln!(s, "  --> {loc}");
-        }
-        if let Some(h) = &f.help {
-            let _ = writeln!(s, "  help: {h}");
-        }
-    }
-    let (e, w, n) = super::audit::counts(&a.findings);
-    let _ = writeln!(s, "{e} errors, {w} warnings, {n} notes");
-    s
+    crate::render::diag::findings(&a.findings, None, false)
 }
 
 /// The full text report.
@@ -336,7 +324,7 @@ pub fn text_in(a: &Audit, verbose: bool, term: &Term) -> String {
         s.push_str(&term.wrap(&empty_ports(a)));
         s.push('\n');
     }
-    s.push_str(&term.wrap(&findings(a)));
+    s.push_str(&crate::render::text::findings_in(&a.findings, None, term));
     s
 }
 

@@ -82,6 +82,9 @@ pub struct HostRead {
     pub chassis: Option<super::chassis::Chassis>,
     /// Disks an OS-level source names (hwloc).
     pub disks: Vec<super::model::OsDisk>,
+    /// The temporary directory a `gather` archive named as `--sysfs-root` was unpacked
+    /// into; removed when the read is dropped.
+    pub unpacked: Option<std::sync::Arc<tempfile::TempDir>>,
     /// Whether the audit reports the CPU model and socket count: true for the sources added
     /// with the seam (Redfish, hwloc); false for sysfs and lspci, whose audit JSON stays as
     /// it was (their CPU is read for `learn`).
@@ -93,7 +96,17 @@ pub struct HostRead {
 pub fn read(src: &HostSource, pci_ids: Option<&Path>) -> Result<HostRead, InputError> {
     match src {
         HostSource::Live | HostSource::Sysfs(_) => {
-            let root = src.sysfs_root().unwrap_or(Path::new("/"));
+            let named = src.sysfs_root().unwrap_or(Path::new("/"));
+            // A `gather` archive replays as its unpacked root.
+            let unpacked = if super::gather::is_archive(named) {
+                let (dir, root) = super::gather::unpack(named).map_err(|why| {
+                    unlocated(named, format!("cannot read {}: {why}", named.display()))
+                })?;
+                Some((std::sync::Arc::new(dir), root))
+            } else {
+                None
+            };
+            let root = unpacked.as_ref().map_or(named, |(_, r)| r.as_path());
             if !root.join("sys").is_dir() {
                 return Err(unlocated(
                     root,
@@ -114,11 +127,12 @@ pub fn read(src: &HostSource, pci_ids: Option<&Path>) -> Result<HostRead, InputE
                 scan,
                 findings,
                 names,
-                source: format!("sysfs:{}", root.display()),
+                source: format!("sysfs:{}", named.display()),
                 facts,
                 chassis: None,
                 disks: Vec::new(),
                 report_cpu: false,
+                unpacked: unpacked.map(|(d, _)| d),
             })
         }
         HostSource::Lspci(p) => {
@@ -132,6 +146,7 @@ pub fn read(src: &HostSource, pci_ids: Option<&Path>) -> Result<HostRead, InputE
                 chassis: None,
                 disks: Vec::new(),
                 report_cpu: false,
+                unpacked: None,
             })
         }
         HostSource::Redfish(dir) => {
@@ -145,6 +160,7 @@ pub fn read(src: &HostSource, pci_ids: Option<&Path>) -> Result<HostRead, InputE
                 chassis: Some(r.chassis),
                 disks: Vec::new(),
                 report_cpu: true,
+                unpacked: None,
             })
         }
         HostSource::HwlocXml(p) => {
@@ -158,6 +174,7 @@ pub fn read(src: &HostSource, pci_ids: Option<&Path>) -> Result<HostRead, InputE
                 chassis: None,
                 disks: h.disks,
                 report_cpu: true,
+                unpacked: None,
             })
         }
     }

@@ -17,7 +17,7 @@ pub mod exhaustive;
 pub mod report;
 pub mod served;
 
-use crate::finding::{Code, Finding, Severity, Subject};
+use crate::finding::{Finding, Severity};
 use crate::flow::Scope;
 use crate::platform::Catalog;
 use crate::platform::schema::{Via, parse_bay_list};
@@ -343,29 +343,9 @@ pub struct Candidate {
     pub placement: Placement,
     pub score: Score,
     pub binding: Binding,
-    /// Warnings `check` reports for it.
-    pub warnings: Vec<Warning>,
-}
-
-/// A finding `check` reports for a placement, as data.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Warning {
-    pub code: Code,
-    pub severity: Severity,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub subject: Option<Subject>,
-    pub message: String,
-}
-
-impl Warning {
-    fn of(f: &Finding) -> Warning {
-        Warning {
-            code: f.code,
-            severity: f.severity,
-            subject: f.subject.clone(),
-            message: f.message.clone(),
-        }
-    }
+    /// Warnings `check` reports for it: finding objects, as every command has them
+    /// (code, severity, subject, message, help, location).
+    pub warnings: Vec<Finding>,
 }
 
 /// Search statistics.
@@ -1367,7 +1347,15 @@ impl<'p, 'a> Search<'p, 'a> {
             .findings
             .iter()
             .filter(|f| f.severity == Severity::Warning)
-            .map(Warning::of)
+            .map(|f| {
+                // The candidate's build file exists only in memory (what `-o` writes): the
+                // finding points at the node, not at a file no one can open.
+                let mut f = f.clone();
+                f.location.file = None;
+                f.location.line = None;
+                f.location.column = None;
+                f
+            })
             .collect();
         let c = Candidate {
             placement: pl,

@@ -4,7 +4,7 @@ use super::{Candidate, Difference, Outcome, Placement, Score};
 use serde_json::{Value, json};
 use std::fmt::Write;
 
-pub const SCHEMA_VERSION: u32 = 2;
+pub const SCHEMA_VERSION: u32 = 3;
 
 fn placement_lines(out: &mut String, p: &Placement, indent: &str) {
     if !p.options.is_empty() {
@@ -121,6 +121,11 @@ pub fn progress_line(p: &super::Progress) -> String {
 
 /// The human report.
 pub fn text(o: &Outcome) -> String {
+    text_painted(o, false)
+}
+
+/// [`text`], its warnings' severities in colour when `paint`.
+pub fn text_painted(o: &Outcome, paint: bool) -> String {
     let mut out = String::new();
     let parts: Vec<String> = o.parts.iter().map(|(p, n)| format!("{n} x {p}")).collect();
     let _ = writeln!(
@@ -271,8 +276,22 @@ pub fn text(o: &Outcome) -> String {
             best.score.served_gbs.unwrap_or(0.0) - c.score.served_gbs.unwrap_or(0.0)
         );
     }
-    for w in &best.warnings {
-        let _ = writeln!(out, "  warning {}: {}", w.code, w.message);
+    // Painted text is fitted with `wrap_painted` (SGR kept): the text around the painted
+    // warnings is escaped here, the warnings escape their own fields.
+    let plain = |t: &str| -> String {
+        if paint {
+            crate::escape::terminal_plain(t).into_owned()
+        } else {
+            t.to_string()
+        }
+    };
+    let mut done = String::new();
+    if !best.warnings.is_empty() {
+        // In the one diagnostic style, as `check` prints them.
+        done = plain(&std::mem::take(&mut out));
+        done.push('\n');
+        done.push_str(crate::render::diag::findings_only(&best.warnings, None, paint).trim_end());
+        done.push('\n');
     }
     if o.ranked.len() > 1 {
         let _ = writeln!(out, "\nTop {}:", o.ranked.len());
@@ -307,7 +326,8 @@ pub fn text(o: &Outcome) -> String {
             }
         }
     }
-    out
+    done.push_str(&plain(&out));
+    done
 }
 
 /// The JSON document.

@@ -2,6 +2,7 @@
 
 pub mod bays_svg;
 pub mod bays_text;
+pub mod diag;
 pub mod dot;
 pub mod flow;
 pub mod json;

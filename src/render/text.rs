@@ -1,7 +1,7 @@
 //! Human output: the planned tree (`lspci -tv` spirit: one line per element, the link on
 //! every line), the lane budget table, and linter-style findings with caret snippets.
 
-use crate::finding::{Finding, Severity};
+use crate::finding::Finding;
 use crate::plan::Report;
 use crate::plan::budget::Budget;
 use crate::platform::Catalog;
@@ -13,6 +13,16 @@ use std::fmt::Write;
 
 /// One line per platform with its options.
 pub fn platforms(catalog: &Catalog) -> String {
+    platforms_in(catalog, &Term::WIDE)
+}
+
+/// [`platforms`] for a terminal: the ids in bold unless `--color never`.
+pub fn platforms_in(catalog: &Catalog, term: &Term) -> String {
+    let bold = if term.paints() {
+        anstyle::Style::new().bold()
+    } else {
+        anstyle::Style::new()
+    };
     let mut out = String::new();
     for p in catalog.platforms.values() {
         let d = &p.def;
@@ -22,12 +32,14 @@ pub fn platforms(catalog: &Catalog) -> String {
             .first()
             .map(|s| s.generation.get_ref().get())
             .unwrap_or(3);
+        // Painted text is fitted with `wrap_painted` (SGR kept): the names are escaped here.
+        let plain = |t: &str| crate::escape::terminal_plain(t).into_owned();
         let _ = writeln!(
             out,
-            "{:<8} {} ({}, {} socket{}, {} Gen{} lanes)",
-            d.id.get_ref(),
-            d.name,
-            d.form,
+            "{bold}{:<8}{bold:#} {} ({}, {} socket{}, {} Gen{} lanes)",
+            plain(d.id.get_ref()),
+            plain(&d.name),
+            plain(&d.form),
             d.sockets.len(),
             if d.sockets.len() == 1 { "" } else { "s" },
             lanes,
@@ -48,8 +60,8 @@ pub fn platforms(catalog: &Catalog) -> String {
             let _ = writeln!(
                 out,
                 "         --option {}={}",
-                o.key.get_ref(),
-                values.join("|")
+                crate::escape::terminal_plain(o.key.get_ref()),
+                crate::escape::terminal_plain(&values.join("|"))
             );
         }
     }
@@ -369,42 +381,24 @@ pub fn budget_in(b: &Budget, term: &Term) -> String {
     format!("{table_text}{}", term.wrap(&out))
 }
 
-/// Findings like a linter: `error[LP0105]: message`, location, caret snippet, help.
+/// Findings like a linter: `error[LP0105]: message`, location, caret snippet, help, and
+/// the summary line; the one style of every command ([`super::diag`]).
 pub fn findings(findings: &[Finding], source: Option<&crate::source::SourceFile>) -> String {
-    let mut out = String::new();
-    for f in findings {
-        let _ = writeln!(out, "{}[{}]: {}", f.severity, f.code, f.message);
-        let loc = &f.location;
-        if let (Some(file), Some(line), Some(col)) = (&loc.file, loc.line, loc.column) {
-            let _ = writeln!(out, "  --> {file}:{line}:{col}");
-            if let Some(src) = source.filter(|s| &s.name == file)
-                && let Some(text) = src.text.lines().nth(line - 1)
-            {
-                let w = line.to_string().len();
-                let _ = writeln!(out, "{:w$} |", "");
-                let _ = writeln!(out, "{line} | {text}");
-                let _ = writeln!(out, "{:w$} | {}^", "", " ".repeat(col - 1));
-            }
-        } else if let Some(file) = &loc.file {
-            let _ = writeln!(out, "  --> {file}");
-        }
-        if let Some(node) = &loc.node {
-            let _ = writeln!(out, "   = at: {node}");
-        }
-        if let Some(h) = &f.help {
-            let _ = writeln!(out, "   = help: {h}");
-        }
-        out.push('\n');
+    super::diag::findings(findings, source, false)
+}
+
+/// [`findings`] for a terminal: severities in colour unless `--color never`.
+pub fn findings_in(
+    findings: &[Finding],
+    source: Option<&crate::source::SourceFile>,
+    term: &Term,
+) -> String {
+    if term.paints() {
+        // The diagnostics escape their own fields when painted.
+        term.wrap_painted(&super::diag::findings(findings, source, true))
+    } else {
+        term.wrap(&super::diag::findings(findings, source, false))
     }
-    let count = |s: Severity| findings.iter().filter(|f| f.severity == s).count();
-    let _ = writeln!(
-        out,
-        "{} error(s), {} warning(s), {} note(s)",
-        count(Severity::Error),
-        count(Severity::Warning),
-        count(Severity::Note)
-    );
-    out
 }
 
 /// What `check` prints: the header, the planned tree (unless `tree` is false), the lane
@@ -432,7 +426,7 @@ pub fn check_report(
         out.push_str(&term.wrap(&super::flow::system(s)));
     }
     out.push('\n');
-    out.push_str(&term.wrap(&findings(&report.findings, Some(file))));
+    out.push_str(&findings_in(&report.findings, Some(file), term));
     out
 }
 
@@ -527,7 +521,7 @@ pub fn parts_in(
     }
     let mut text = t.render();
     if let Some(w) = term.width
-        && text.lines().any(|l| l.chars().count() > w)
+        && text.lines().any(|l| super::term::visible_len(l) > w)
     {
         text = plain;
     }

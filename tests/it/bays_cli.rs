@@ -327,7 +327,7 @@ fn host_bays_without_a_build_list_every_nvme_drive() {
         "--sysfs-root",
         SYNTH,
         "--ascii",
-        "-o",
+        "-O",
         "front=24-sas",
     ]);
     assert!(text.contains("NVMe drives in no bay (11):"), "{text}");
@@ -351,7 +351,7 @@ fn host_bays_without_a_build_list_every_nvme_drive() {
         "--sysfs-root",
         SYNTH,
         "--json",
-        "-o",
+        "-O",
         "front=24-sas",
     ]))
     .unwrap();

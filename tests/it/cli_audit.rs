@@ -85,7 +85,7 @@ fn exit_codes() {
         .code(1); // downtrained links and non-fatal AER are errors
     let (text, code) = run_text(&own("r6525-gen3"));
     assert_eq!(code, 1);
-    assert!(text.contains("4 errors, 0 warnings, 1 notes"), "{text}");
+    assert!(text.contains("4 errors, 0 warnings, 1 note"), "{text}");
     // Input errors: 2.
     laneplan()
         .args(["audit", "--sysfs-root", "/nonexistent/root"])
@@ -112,7 +112,7 @@ fn exit_codes() {
         .arg(&plx)
         .assert()
         .code(0)
-        .stdout(predicate::str::contains("0 errors, 2 warnings, 1 notes"));
+        .stdout(predicate::str::contains("0 errors, 2 warnings, 1 note"));
 }
 
 #[test]

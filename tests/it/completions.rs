@@ -106,7 +106,7 @@ fn bash_completes_enumerated_values_and_ids() {
         ),
         ("laneplan flow b.toml --cpu epyc-735", &["epyc-7351p"]),
         // An option of the platform named before it; after `=`, the value part.
-        ("laneplan show r740xd -o front=24", &["24-sas", "24nvme"]),
+        ("laneplan show r740xd -O front=24", &["24-sas", "24nvme"]),
         (
             "laneplan show r740xd --option fr",
             &[
@@ -177,7 +177,7 @@ fn zsh_hands_ids_to_laneplan_complete() {
     let z = script("zsh");
     for (section, line) in [
         ("(place)", "'*--part=["),
-        ("(show)", "'*-o+["),
+        ("(show)", "'*-O+["),
         ("(show)", "':platform -- "),
     ] {
         let body = &z[z.find(section).unwrap()..];
@@ -193,7 +193,7 @@ source {s}
 compadd() {{ print -l -- ${{(P)${{@[-1]}}}} }}
 words=(laneplan place r740xd --part mell); CURRENT=5; PREFIX=mell
 _laneplan_ids part
-words=(laneplan show r740xd -o front=24); CURRENT=5; PREFIX=front=24
+words=(laneplan show r740xd -O front=24); CURRENT=5; PREFIX=front=24
 _laneplan_ids option
 "#,
         dump = t.path().join("zcompdump").display(),

@@ -9,6 +9,7 @@ mod cli_plan;
 mod codes_documented;
 mod common;
 mod completions;
+mod conv_cli;
 mod conventions_cli;
 mod fio_line;
 mod flow;

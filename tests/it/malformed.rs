@@ -103,8 +103,10 @@ fn cli_prints_file_line_column_and_a_caret_snippet() {
         "no line holds {header:?}:\n{err}"
     );
     // The snippet quotes the offending line and points under the value.
-    assert!(err.contains("2 │ platform = 740"), "{err}");
-    assert!(err.contains("╰── here"), "{err}");
+    assert!(
+        err.contains("2 | platform = 740\n  |            ^\n"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -127,7 +129,7 @@ fn cli_rejects_a_bad_platform_dir_file_with_exit_2() {
         err.contains("tiny.toml:25:14: impossible link width x3"),
         "{err}"
     );
-    assert!(err.contains("25 │ electrical = 3"), "{err}");
+    assert!(err.contains("25 | electrical = 3"), "{err}");
     // One error reads as one error, without a summary line above it.
     assert!(!err.contains("error(s) in input"), "{err}");
 }

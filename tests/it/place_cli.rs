@@ -46,7 +46,7 @@ fn r740xd_text_and_json() {
     let (code, out, err) = laneplan(&args);
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(v["schema_version"], 2);
+    assert_eq!(v["schema_version"], 3);
     assert_eq!(v["proven_optimal"], true);
     assert_eq!(v["best"]["placement"]["options"]["front"], "12nvme-12sas");
     insta::assert_json_snapshot!("place-r740xd.json", v);

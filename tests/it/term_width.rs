@@ -1,5 +1,5 @@
-//! Text output fits the terminal: `COLUMNS` (or 80 when piped) bounds every line, `--wide`
-//! lifts the bound, `--ascii` and a non-UTF-8 locale give plain ASCII, `--color` decides
+//! Text output fits the terminal: `COLUMNS` or `--width N` bounds every line (piped output
+//! has no bound: lines are never cut), `--wide` lifts the bound, `--ascii` and a non-UTF-8 locale give plain ASCII, `--color` decides
 //! colour. Snapshots at 80 and 120 columns for show, check, audit, bays and parts.
 
 use assert_cmd::Command;
@@ -87,15 +87,118 @@ fn every_line_fits_40_80_and_120_columns() {
     }
 }
 
+/// Piped output is never cut (as lspci and git): no width limit without a terminal unless
+/// `COLUMNS` or `--width N` asks for one; `--wide` still lifts a limit.
 #[test]
-fn piped_output_defaults_to_80_columns_and_wide_lifts_it() {
+fn piped_output_is_never_cut_and_width_or_columns_choose_one() {
     for args in [&["parts"][..], &["check", BUILD], &["show", "r740xd"]] {
         let piped = run(args, &[]);
-        assert!(too_long(&piped, 80).is_empty(), "{args:?}");
-        let mut wide_args = vec!["--wide"];
-        wide_args.extend_from_slice(args);
-        let wide = run(&wide_args, &[("COLUMNS", "80")]);
+        assert!(
+            !too_long(&piped, 80).is_empty(),
+            "{args:?} piped is not cut"
+        );
+        assert!(
+            !piped.contains("..."),
+            "{args:?}: a piped line lost its tail"
+        );
+        let mut width_args = vec!["--width", "80"];
+        width_args.extend_from_slice(args);
+        assert!(
+            too_long(&run(&width_args, &[]), 80).is_empty(),
+            "{args:?} --width 80"
+        );
+        assert!(
+            too_long(&run(args, &[("COLUMNS", "80")]), 80).is_empty(),
+            "{args:?}"
+        );
+        // --width beats COLUMNS; --wide lifts COLUMNS.
+        let w60 = run(
+            &[&["--width", "60"][..], args].concat(),
+            &[("COLUMNS", "200")],
+        );
+        assert!(too_long(&w60, 60).is_empty(), "{args:?} --width 60");
+        let wide = run(&[&["--wide"][..], args].concat(), &[("COLUMNS", "80")]);
         assert!(!too_long(&wide, 80).is_empty(), "{args:?} --wide");
+    }
+    // --wide and --width together are a usage error.
+    crate::common::laneplan()
+        .args(["--wide", "--width", "80", "parts"])
+        .assert()
+        .code(2);
+}
+
+/// `laneplan parts | grep -i connectx-5` finds the part: its name is on one line.
+#[test]
+fn piped_parts_grep_finds_connectx_5() {
+    let text = run(&["parts"], &[]);
+    let hits: Vec<&str> = text
+        .lines()
+        .filter(|l| l.to_lowercase().contains("connectx-5"))
+        .collect();
+    assert_eq!(hits.len(), 1, "{hits:#?}");
+    assert!(
+        hits[0].starts_with("| mellanox-cx5-100g ")
+            && hits[0].contains("| Mellanox ConnectX-5 2 x 100GbE ")
+            && hits[0].contains("| Gen3 x16 "),
+        "{}",
+        hits[0]
+    );
+}
+
+/// `audit --sysfs-root <R740xd capture> | grep -c MTFDHAL3T8TDP` counts every drive (11 in
+/// the capture: bay 23's port is empty), and the tree keeps each link whole: the two
+/// downtrained drives show speed, width and the DOWNTRAINED mark.
+#[test]
+fn piped_audit_keeps_every_drive_and_link_whole() {
+    let text = run(&["audit", "--sysfs-root", CAPTURE], &[]);
+    let drives = text.lines().filter(|l| l.contains("MTFDHAL3T8TDP")).count();
+    let json: serde_json::Value =
+        serde_json::from_str(&run(&["audit", "--sysfs-root", CAPTURE, "--json"], &[])).unwrap();
+    assert_eq!(json["drives"].as_array().unwrap().len(), 11);
+    assert_eq!(drives, 11, "{text}");
+    assert!(text.lines().any(|l| l.ends_with(
+        "-01.0-[b0]----00.0  Micron Technology Inc 9300 PRO NVMe SSD  [8.0 GT/s x2, max 8.0 GT/s x4, DOWNTRAINED]"
+    )), "{text}");
+    assert!(text.lines().any(|l| l.ends_with(
+        "-01.0-[d9]----00.0  Micron Technology Inc 9300 PRO NVMe SSD  [2.5 GT/s x4, max 8.0 GT/s x4, DOWNTRAINED]"
+    )), "{text}");
+    assert!(!text.contains("..."), "{text}");
+    // Each finding is one line: code, subject, what was expected and what was found.
+    assert!(text.lines().any(|l| l.starts_with(
+        "error[LP0302]: link downtrained (width): 0000:b0:00.0 (Micron Technology Inc 9300 PRO NVMe SSD) runs at 8.0 GT/s x2, expected 8.0 GT/s x4"
+    )), "{text}");
+}
+
+/// `audit --lspci <the R740xd dump> --against <its build> | grep HBA330` prints the
+/// wrong-part finding line with its code and slot.
+#[test]
+fn piped_against_grep_hba330_prints_the_wrong_part_finding() {
+    let text = run(
+        &[
+            "audit",
+            "--lspci",
+            "tests/fixtures/shared/lspci-r740xd/dell-r740xd-ubuntu2004-62F4A9812E0F.lspci-vvnn.txt",
+            "--against",
+            BUILD,
+        ],
+        &[],
+    );
+    let hits: Vec<&str> = text.lines().filter(|l| l.contains("HBA330")).collect();
+    assert!(
+        hits.contains(
+            &"error[LP0324]: Integrated storage controller slot: wrong part: planned PERC H740P Mini (1000:0016), found HBA330 Mini (Broadcom / LSI SAS3008 PCI-Express Fusion-MPT SAS-3 (Dell HBA330 Mini))"
+        ),
+        "{hits:#?}"
+    );
+    // No line that matches is a cut-off continuation without a code or place.
+    for h in &hits {
+        assert!(
+            h.contains("LP0324")
+                || h.contains("Integrated storage controller slot")
+                || h.contains("0000:3b:00.0")
+                || h.contains("-00.0  Broadcom / LSI SAS3008"),
+            "{h}"
+        );
     }
 }
 
@@ -126,7 +229,6 @@ fn ascii_when_asked_or_when_the_locale_is_not_utf8() {
         ] {
             let bad: Vec<char> = text.chars().filter(|c| !c.is_ascii()).collect();
             assert!(bad.is_empty(), "{args:?} {how}: {bad:?}");
-            assert!(too_long(&text, 80).is_empty(), "{args:?} {how}");
         }
     }
     // --ascii and --utf8 together are a usage error.
@@ -186,15 +288,18 @@ fn strip_ansi(s: &str) -> String {
 #[test]
 fn truncated_values_stay_whole_in_json() {
     // The tree cuts the extender card's link at 80 columns; --json has it in full.
-    let text = run(&["show", "r740xd", "-o", "front=12nvme-12sas"], &[]);
+    let text = run(
+        &["show", "r740xd", "-O", "front=12nvme-12sas"],
+        &[("COLUMNS", "80")],
+    );
     assert!(text.contains("..."), "{text}");
     let boxed = run(
-        &["show", "r740xd", "-o", "front=12nvme-12sas", "--utf8"],
-        &[],
+        &["show", "r740xd", "-O", "front=12nvme-12sas", "--utf8"],
+        &[("COLUMNS", "80")],
     );
     assert!(boxed.contains('…'), "{boxed}");
     let json = run(
-        &["show", "r740xd", "-o", "front=12nvme-12sas", "--json"],
+        &["show", "r740xd", "-O", "front=12nvme-12sas", "--json"],
         &[("COLUMNS", "40")],
     );
     assert!(json.lines().any(|l| l.chars().count() > 80));

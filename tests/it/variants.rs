@@ -609,7 +609,7 @@ fn bays_of_a_capture_take_the_matched_variant() {
     );
     // A named option wins over the match.
     let out = crate::common::laneplan()
-        .args(["bays", "r7525", "-o", "nps=nps4", "--lspci"])
+        .args(["bays", "r7525", "-O", "nps=nps4", "--lspci"])
         .arg(&f)
         .output()
         .unwrap();
