@@ -43,7 +43,7 @@ struct Data {
     node_rate: Vec<NodeRate>,
 }
 
-/// A published per-node rate of a system not modeled yet, against the two bounds its spec
+/// A published per-node rate of a Ceph cluster, against the two bounds its spec
 /// gives without a platform file: the CPU at a stack's cost and the NICs' line rate.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
