@@ -16,7 +16,7 @@
 //!
 //! SAS/SATA bays sit behind a controller and are invisible to PCIe: they are reported as such.
 
-use crate::finding::{Finding, Location, Subject};
+use crate::finding::{Code, Finding, Location, Subject};
 use crate::host::audit::{Audit, FunctionReport};
 use crate::host::model::LinkState;
 use crate::host::tree::{FnKind, device_class};
@@ -24,21 +24,10 @@ use crate::pcie::LinkRate;
 use crate::plan::instantiate::Plan;
 use crate::platform::Catalog;
 use crate::platform::schema::parse_bay_list;
-use crate::render::term::Term;
+use crate::term::Term;
 use crate::topology::{DeviceClass, Link, NodeKind, Topology};
 use petgraph::stable_graph::NodeIndex;
 use serde::Serialize;
-
-/// Codes of the plan-against-host diff.
-pub mod codes {
-    use crate::finding::code;
-    pub const MISSING: &str = code::MISSING.code;
-    pub const UNEXPECTED: &str = code::UNEXPECTED.code;
-    pub const DOWNTRAINED: &str = code::DOWNTRAINED_VS_PLAN.code;
-    pub const WRONG_SOCKET: &str = code::WRONG_SOCKET.code;
-    pub const WRONG_PART: &str = code::WRONG_PART.code;
-    pub const NOT_LOCATED: &str = code::NOT_LOCATED.code;
-}
 
 /// The one status of a bay, slot or card, for the diff and every view (the bays pictures use
 /// it as `BayStatus`). A plan alone gives `Ok`, `Empty` and `Degraded`; an audit the others.
@@ -119,13 +108,13 @@ impl DiffStatus {
     }
 
     /// The finding code of a status that is a difference.
-    pub fn finding_code(self) -> Option<&'static str> {
+    pub fn finding_code(self) -> Option<Code> {
         Some(match self {
-            DiffStatus::Missing => codes::MISSING,
-            DiffStatus::Unexpected => codes::UNEXPECTED,
-            DiffStatus::Downtrained => codes::DOWNTRAINED,
-            DiffStatus::WrongSocket => codes::WRONG_SOCKET,
-            DiffStatus::WrongPart => codes::WRONG_PART,
+            DiffStatus::Missing => Code::Missing,
+            DiffStatus::Unexpected => Code::Unexpected,
+            DiffStatus::Downtrained => Code::DowntrainedVsPlan,
+            DiffStatus::WrongSocket => Code::WrongSocket,
+            DiffStatus::WrongPart => Code::WrongPart,
             _ => return None,
         })
     }
@@ -333,8 +322,8 @@ pub fn diff_in(plan: &Plan, audit: &Audit, catalog: Option<&Catalog>) -> Diff {
         }
         if def.locator.is_empty() {
             findings.push(
-                Finding::note(
-                    codes::NOT_LOCATED,
+                Finding::of(
+                    Code::NotLocated,
                     format!(
                         "{} has no locator in the platform file: its {} planned position(s) are not compared",
                         def.label,
@@ -724,11 +713,7 @@ pub fn diff_in(plan: &Plan, audit: &Audit, catalog: Option<&Catalog>) -> Diff {
         let Some(code) = e.status.finding_code() else {
             continue;
         };
-        let mut f = if e.status == DiffStatus::Unexpected {
-            Finding::warning(code, format!("{}: {}", e.place, e.problems.join("; ")))
-        } else {
-            Finding::error(code, format!("{}: {}", e.place, e.problems.join("; ")))
-        };
+        let mut f = Finding::of(code, format!("{}: {}", e.place, e.problems.join("; ")));
         if e.status == DiffStatus::WrongPart && e.found_part.is_none() {
             f = f.with_help(format!(
                 "no catalogue part has these ids: add one with `pci = [{{ id = \"{}\"{} }}]` to name it",

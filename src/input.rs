@@ -24,7 +24,7 @@
 //! - **Located errors:** every refusal is an [`InputError`] naming the file, with line and
 //!   column where there is a place to point at.
 
-use crate::finding::{Finding, Location, Subject, code};
+use crate::finding::{Code, Finding, Location, Subject};
 use crate::source::InputError;
 use std::path::Path;
 
@@ -46,7 +46,7 @@ pub struct TextSpec {
 /// An `lspci -vvnn` dump (`audit --lspci`, `bays --lspci`, `learn --lspci`): 256 MiB, pipes
 /// read.
 pub const LSPCI_DUMP: TextSpec = TextSpec {
-    cap: crate::host::fs::LSPCI_CAP,
+    cap: crate::bounded::LSPCI_CAP,
     pipes: true,
     what: "an lspci dump",
     writer: "lspci",
@@ -112,8 +112,8 @@ impl StrayBytes {
             String::new()
         };
         let s = |n: usize| if n == 1 { "" } else { "s" };
-        Finding::warning(
-            code::STRAY_BYTES,
+        Finding::of(
+            Code::StrayBytes,
             format!(
                 "{} stray byte{} (control characters or invalid UTF-8{nul}) replaced by U+FFFD on {} line{}: {}{more}",
                 self.bytes,
@@ -151,11 +151,11 @@ pub fn read_bounded(path: &Path, spec: &TextSpec) -> Result<Vec<u8>, String> {
             std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
             _ => e.to_string(),
         })?;
-        if let Some(kind) = crate::host::fs::odd_kind(&meta.file_type()) {
+        if let Some(kind) = crate::bounded::odd_kind(&meta.file_type()) {
             return Err(format!("is {kind}, not a file"));
         }
     }
-    crate::host::fs::read_input(path, spec.cap)
+    crate::bounded::read_input(path, spec.cap)
 }
 
 /// Decodes `bytes` read from `file` (see the module docs): the text with stray bytes

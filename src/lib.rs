@@ -8,7 +8,9 @@
 
 pub mod against;
 pub mod bays;
+pub mod bounded;
 pub mod cpu;
+pub mod escape;
 pub mod finding;
 pub mod flow;
 pub mod host;
@@ -24,6 +26,7 @@ pub mod render;
 pub mod source;
 pub mod suggest;
 pub mod synth;
+pub mod term;
 pub mod topology;
 pub mod treetext;
 pub mod variant;

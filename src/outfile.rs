@@ -46,7 +46,7 @@ pub fn write_with(path: &Path, fill: impl FnOnce(&mut File) -> io::Result<()>) -
     let target = resolve(path)?;
     let keep = match std::fs::metadata(&target) {
         Ok(m) => {
-            if let Some(kind) = crate::host::fs::odd_kind(&m.file_type()) {
+            if let Some(kind) = crate::bounded::odd_kind(&m.file_type()) {
                 let via = if target != path {
                     format!(" (the target of symlink {})", path.display())
                 } else {
@@ -148,7 +148,7 @@ pub fn write_set(
     let dir_exists = match std::fs::metadata(dir) {
         Ok(m) if m.is_dir() => true,
         Ok(m) => {
-            let kind = crate::host::fs::odd_kind(&m.file_type()).unwrap_or("a regular file");
+            let kind = crate::bounded::odd_kind(&m.file_type()).unwrap_or("a regular file");
             return Err(invalid(format!(
                 "{} is {kind}, not a directory: refusing to write into it",
                 dir.display()
@@ -176,7 +176,7 @@ pub fn write_set(
                 keep.push(Some(m.permissions().mode() & 0o7777));
             }
             Ok(m) => {
-                let kind = crate::host::fs::odd_kind(&m.file_type()).unwrap_or("not a file");
+                let kind = crate::bounded::odd_kind(&m.file_type()).unwrap_or("not a file");
                 return Err(invalid(format!(
                     "{} is {kind}: refusing to replace or follow it (output goes to regular files inside {} only)",
                     target.display(),

@@ -111,7 +111,7 @@ impl InputError {
     }
 
     /// A file that cannot be read at all (absent, a directory, unreadable): no location and
-    /// no snippet. `why` is what [`crate::host::fs::read_input`] says; reads
+    /// no snippet. `why` is what [`crate::bounded::read_input`] says; reads
     /// `cannot read FILE: no such file`.
     pub fn unreadable(file: impl Into<String>, why: &str) -> Self {
         let file = file.into();

@@ -16,7 +16,7 @@
 //! is a finding (LP0350-LP0354), located at the platform file's line to correct, with the
 //! host's side and the platform's side as data.
 
-use crate::finding::{Finding, Location, Subject, code};
+use crate::finding::{Code, Finding, Location, Subject};
 use crate::host::audit::{Audit, FunctionReport};
 use crate::host::tree::FnKind;
 use crate::platform::schema::{
@@ -73,7 +73,7 @@ pub struct PlatformSide {
 /// One contradiction: the host's side and every platform definition it was held against.
 #[derive(Debug, Clone, Serialize)]
 pub struct Contradiction {
-    pub code: &'static str,
+    pub code: Code,
     pub host: HostSlotSide,
     pub platform: Vec<PlatformSide>,
 }
@@ -455,8 +455,8 @@ pub fn match_platform(platform: &Platform, audit: &Audit) -> VariantMatch {
                 None => String::from(", empty"),
             };
             findings.push(
-                Finding::warning(
-                    code::PLATFORM_LACKS_SLOT.code,
+                Finding::of(
+                    Code::PlatformLacksSlot,
                     format!(
                         "the host reports physical slot {} at {}{what}; {} has no slot or bay with that number",
                         h.slot_number, h.bdf, def.name
@@ -470,7 +470,7 @@ pub fn match_platform(platform: &Platform, audit: &Audit) -> VariantMatch {
                 .at(file_loc(&file, line)),
             );
             contradictions.push(Contradiction {
-                code: code::PLATFORM_LACKS_SLOT.code,
+                code: Code::PlatformLacksSlot,
                 host: host_side,
                 platform: Vec::new(),
             });
@@ -526,8 +526,8 @@ pub fn match_platform(platform: &Platform, audit: &Audit) -> VariantMatch {
                     })
                     .collect();
                 findings.push(
-                    Finding::warning(
-                        code::SLOT_WIRED_ELSEWHERE.code,
+                    Finding::of(
+                        Code::SlotWiredElsewhere,
                         format!(
                             "physical slot {} is on {}{}{}; every variant of {} puts it elsewhere: {}",
                             h.slot_number,
@@ -550,7 +550,7 @@ pub fn match_platform(platform: &Platform, audit: &Audit) -> VariantMatch {
                     .at(file_loc(&file, first.line)),
                 );
                 contradictions.push(Contradiction {
-                    code: code::SLOT_WIRED_ELSEWHERE.code,
+                    code: Code::SlotWiredElsewhere,
                     host: host_side,
                     platform: sides,
                 });
@@ -579,8 +579,8 @@ pub fn match_platform(platform: &Platform, audit: &Audit) -> VariantMatch {
         let seen_s: Vec<String> = seen.iter().map(|n| n.to_string()).collect();
         let allowed_s: Vec<String> = allowed.iter().map(|n| n.to_string()).collect();
         findings.push(
-            Finding::warning(
-                code::NUMA_UNEXPLAINED.code,
+            Finding::of(
+                Code::NumaUnexplained,
                 format!(
                     "{} ({}) reports NUMA node {}; {} gives it {}{}",
                     r.id.get_ref(),
@@ -604,7 +604,7 @@ pub fn match_platform(platform: &Platform, audit: &Audit) -> VariantMatch {
             .at(file_loc(&file, line)),
         );
         contradictions.push(Contradiction {
-            code: code::NUMA_UNEXPLAINED.code,
+            code: Code::NumaUnexplained,
             host: HostSlotSide {
                 bdf: r.locator.first().cloned().unwrap_or_default(),
                 slot_number: None,
@@ -654,8 +654,8 @@ pub fn match_platform(platform: &Platform, audit: &Audit) -> VariantMatch {
             .or_else(|| def.root_complexes.last().map(|r| line_of(span(&r.id))))
             .unwrap_or(1);
         findings.push(
-            Finding::warning(
-                code::ONBOARD_UNMODELLED.code,
+            Finding::of(
+                Code::OnboardUnmodelled,
                 format!(
                     "{} at {} (below root port {}, no physical slot) is onboard where {} has no root complex or built-in",
                     device_name(audit, &f.bdf),
@@ -672,7 +672,7 @@ pub fn match_platform(platform: &Platform, audit: &Audit) -> VariantMatch {
             .at(file_loc(&file, line)),
         );
         contradictions.push(Contradiction {
-            code: code::ONBOARD_UNMODELLED.code,
+            code: Code::OnboardUnmodelled,
             host: HostSlotSide {
                 bdf: f.bdf.clone(),
                 slot_number: None,
@@ -698,8 +698,8 @@ pub fn match_platform(platform: &Platform, audit: &Audit) -> VariantMatch {
                 .map(|c| format!("{} ({} contradicted)", c.value, c.contradicted))
                 .collect();
             findings.push(
-                Finding::warning(
-                    code::NO_VARIANT.code,
+                Finding::of(
+                    Code::NoVariant,
                     format!(
                         "no value of option `{}` matches the host: {}",
                         o.key,

@@ -104,7 +104,7 @@ fuzz_target!(|data: &[u8]| {
     {
         return;
     }
-    let Some(report) = laneplan::plan::plan_platform(&cat, "acme-g1u", &[]) else {
+    let Ok(report) = laneplan::plan::plan_platform(&cat, "acme-g1u", &[]) else {
         return;
     };
     let layout = laneplan::bays::BayLayout::from_report(&report, &cat);

@@ -33,7 +33,7 @@ fuzz_target!(|data: &[u8]| {
             Err(errs) => errs.errors.iter().for_each(|e| located(e, &file)),
             Ok(()) => {
                 for id in cat.platforms.keys() {
-                    if let Some(mut r) = laneplan::plan::plan_platform(&cat, id, &[]) {
+                    if let Ok(mut r) = laneplan::plan::plan_platform(&cat, id, &[]) {
                         let _ = laneplan::flow::attach(&mut r, &Default::default());
                     }
                 }

@@ -10,7 +10,7 @@
 
 pub mod geometry;
 
-use crate::finding::{Finding, Severity};
+use crate::finding::{Code, Finding, Severity};
 use crate::pcie::LinkRate;
 use crate::plan::Report;
 use crate::plan::instantiate::{BayInfo, Plan, SlotInfo, compress_ranges};
@@ -949,7 +949,7 @@ fn build(report: &Report, form: String) -> BayLayout {
                 used[i] = true;
                 problems.push(finding_text(f));
                 has_error |= f.severity == Severity::Error;
-                has_gen_finding |= f.code == "LP0111";
+                has_gen_finding |= matches!(f.code, Code::GenerationDrop);
             }
         }
         let degraded_link = link.as_ref().is_some_and(LinkView::below_max);

@@ -241,7 +241,7 @@ pub fn flow(args: &FlowArgs, cat: &CatalogArgs) -> Result<ExitCode> {
     if let Some((_, more)) = &sys {
         found.extend(more.iter().cloned());
         // Errors first, as `check` orders them.
-        found.sort_by(|a, b| b.severity.cmp(&a.severity).then(a.code.cmp(b.code)));
+        found.sort_by(|a, b| b.severity.cmp(&a.severity).then(a.code.cmp(&b.code)));
     }
     if args.json {
         let mut v = json::flow_document(&report, &f, &found);

@@ -130,28 +130,28 @@ pub fn platform_report(
     options: &[(String, String)],
 ) -> Result<plan::Report> {
     options_once(options)?;
-    let report = plan::plan_platform(catalog, id, options).ok_or_else(|| {
-        let known: Vec<&str> = catalog.platforms.keys().map(String::as_str).collect();
-        miette!(
-            help = laneplan::suggest::help_with(
-                id,
-                known.iter().copied(),
-                &format!(
-                    "known platforms: {}; or give a build file (*.toml)",
-                    known.join(", ")
-                )
-            ),
-            "unknown platform `{id}`"
-        )
-    })?;
-    if let Some(f) = report.findings.iter().find(|f| f.code == "LP0115") {
-        return Err(miette!(
-            help = option_help(catalog, id, options, f.help.as_deref().unwrap_or_default()),
+    match plan::plan_platform(catalog, id, options) {
+        Ok(report) => Ok(report),
+        Err(plan::PlanError::UnknownPlatform(_)) => {
+            let known: Vec<&str> = catalog.platforms.keys().map(String::as_str).collect();
+            Err(miette!(
+                help = laneplan::suggest::help_with(
+                    id,
+                    known.iter().copied(),
+                    &format!(
+                        "known platforms: {}; or give a build file (*.toml)",
+                        known.join(", ")
+                    )
+                ),
+                "unknown platform `{id}`"
+            ))
+        }
+        Err(plan::PlanError::Option(e)) => Err(miette!(
+            help = option_help(catalog, id, options, &e.help),
             "{}",
-            f.message
-        ));
+            e.message
+        )),
     }
-    Ok(report)
 }
 
 /// `rest`, after a did-you-mean for the first `--option KEY=VALUE` whose key or value the
@@ -237,7 +237,7 @@ pub fn check(args: &CheckArgs, cat: &CatalogArgs) -> Result<ExitCode> {
         // Errors first, as `check` orders them.
         report
             .findings
-            .sort_by(|a, b| b.severity.cmp(&a.severity).then(a.code.cmp(b.code)));
+            .sort_by(|a, b| b.severity.cmp(&a.severity).then(a.code.cmp(&b.code)));
     }
     if args.json {
         let mut v = json::report(&report, Some(("bandwidth", json::bandwidth(&bandwidth))));

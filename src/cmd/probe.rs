@@ -190,7 +190,7 @@ fn print_findings(findings: &[Finding]) {
 
 fn probe_error(e: ProbeError) -> miette::Report {
     match e {
-        ProbeError::Refused(r) => miette!(code = r.code, help = r.help, "{}", r.message),
+        ProbeError::Refused(r) => miette!(code = r.code.as_str(), help = r.help, "{}", r.message),
         other => miette!("{other}"),
     }
 }

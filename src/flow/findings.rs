@@ -11,7 +11,7 @@
 
 use super::net::ElementKind;
 use super::{Dir, FlowReport, Memory, Options};
-use crate::finding::{Finding, Location};
+use crate::finding::{Code, Finding, Location, Severity};
 use crate::topology::{NodeKind, Topology};
 use foldhash::{HashMap, HashMapExt};
 use std::collections::BTreeMap;
@@ -100,19 +100,19 @@ pub fn findings(t: &Topology, opts: &Options, r: &FlowReport) -> Vec<Finding> {
             .collect();
         let (code, help) = match el.element.kind {
             ElementKind::SwitchUplink => (
-                "LP0201",
+                Code::UplinkSaturates,
                 "a switched layout trades bandwidth for bays: for bandwidth, spread the drives over more uplinks or choose a direct-attached layout",
             ),
             ElementKind::Fabric => (
-                "LP0205",
+                Code::SharedSaturates,
                 "keep each device's work on its own socket's memory (NUMA-local), or spread the devices over both sockets",
             ),
             ElementKind::Transit | ElementKind::NodeLimit => (
-                "LP0205",
+                Code::SharedSaturates,
                 "spread the drives over more controllers, or use NVMe bays for bandwidth",
             ),
             _ => (
-                "LP0205",
+                Code::SharedSaturates,
                 "move devices below another port to spread the load",
             ),
         };
@@ -130,7 +130,7 @@ pub fn findings(t: &Topology, opts: &Options, r: &FlowReport) -> Vec<Finding> {
             _ => String::new(),
         };
         out.push(
-            Finding::warning(
+            Finding::of(
                 code,
                 format!(
                     "{} saturates with the {} devices below it: {}{each}",
@@ -182,8 +182,8 @@ pub fn findings(t: &Topology, opts: &Options, r: &FlowReport) -> Vec<Finding> {
             .iter()
             .map(|&i| super::net::place_label(t, r.devices[i].node))
             .collect();
-        let mut f = Finding::warning(
-            "LP0202",
+        let mut f = Finding::of(
+            Code::LinkLosesBandwidth,
             format!(
                 "{} x {label} ({}) train at {trained} instead of {max}, held by {held}: read ceiling {} each instead of {} ({} lost in all), write {} instead of {} ({} lost)",
                 ids.len(),
@@ -245,9 +245,9 @@ pub fn findings(t: &Topology, opts: &Options, r: &FlowReport) -> Vec<Finding> {
                 gbs(sum(Dir::Write)),
             );
             let f = if saturated {
-                Finding::warning("LP0203", msg)
+                Finding::with_severity(Code::CrossSocket, Severity::Warning, msg)
             } else {
-                Finding::note("LP0203", msg)
+                Finding::of(Code::CrossSocket, msg)
             };
             out.push(
                 f.with_help("NUMA-local work (`--memory local`) keeps this traffic off the inter-socket links")
@@ -311,7 +311,7 @@ pub fn findings(t: &Topology, opts: &Options, r: &FlowReport) -> Vec<Finding> {
             gbs(el.1),
         );
         out.push(
-            Finding::note("LP0204", msg)
+            Finding::of(Code::SpecAboveLink, msg)
                 .with_help("the expected figure is the link's ceiling: the spec is likely a dual-port, wider-link or rounded figure")
                 .at(loc(t, Some(d.node))),
         );

@@ -470,7 +470,7 @@ pub fn attach(report: &mut Report, opts: &Options) -> Result<FlowReport, NetErro
     report.findings.sort_by(|a, b| {
         b.severity
             .cmp(&a.severity)
-            .then(a.code.cmp(b.code))
+            .then(a.code.cmp(&b.code))
             .then(a.location.line.cmp(&b.location.line))
     });
     Ok(flow)

@@ -15,7 +15,7 @@
 
 use super::{Dir, FlowReport, Options, Scope, Workload};
 use crate::cpu::{MAX_CYCLES, MAX_CYCLES_PER_BYTE, Stack};
-use crate::finding::{Finding, code};
+use crate::finding::{Code, Finding};
 use crate::flow::net::{ElementKind, NetError};
 use crate::plan::{PlanCpu, Report};
 use crate::topology::DeviceClass;
@@ -319,8 +319,8 @@ pub fn analyze(
     };
     if sys.cost.is_some() && plan_cpu.is_none() {
         findings.push(
-            Finding::warning(
-                code::NO_CPU,
+            Finding::of(
+                Code::NoCpu,
                 "a cost figure was given, but the build names no CPU and its platform no default: the CPU is not weighed",
             )
             .with_help("name one in the build (`cpu = \"xeon-gold-6130\"`) or with --cpu"),
@@ -346,8 +346,8 @@ pub fn analyze(
             .collect();
         if nics.is_empty() {
             findings.push(
-                Finding::error(
-                    code::NO_NIC,
+                Finding::of(
+                    Code::NoNic,
                     "--serve: the data leaves through the NICs, and the build has none",
                 )
                 .with_help("place a NIC, or drop --serve to weigh the drives into memory only"),
@@ -737,8 +737,8 @@ fn system_findings(r: &SystemReport) -> Vec<Finding> {
                         .ops
                         .map_or(String::new(), |o| format!(" ({} ops/s)", rate(o)));
                     out.push(
-                        Finding::warning(
-                            code::CPU_BOUND,
+                        Finding::of(
+                            Code::CpuBound,
                             format!(
                                 "{size} {}: CPU-bound at {} IOPS{ops} ({b}){behind}",
                                 dir.name(),
@@ -748,8 +748,8 @@ fn system_findings(r: &SystemReport) -> Vec<Finding> {
                         .with_help("a cheaper I/O stack (--stack), more or faster cores, or fewer I/Os per operation"),
                     );
                 }
-                Bind::Memory => out.push(Finding::warning(
-                    code::MEMORY_BOUND,
+                Bind::Memory => out.push(Finding::of(
+                    Code::MemoryBound,
                     format!(
                         "{size} {}: memory-bound at {} IOPS ({:.2} GB/s){behind}",
                         dir.name(),
@@ -758,8 +758,8 @@ fn system_findings(r: &SystemReport) -> Vec<Finding> {
                     ),
                 )),
                 Bind::Nic => out.push(
-                    Finding::warning(
-                        code::NIC_BOUND,
+                    Finding::of(
+                        Code::NicBound,
                         format!(
                             "{size} {}: the NICs bind: clients get {:.2} GB/s ({} IOPS){behind}",
                             dir.name(),
@@ -773,8 +773,8 @@ fn system_findings(r: &SystemReport) -> Vec<Finding> {
                     if let (Some(used), Some(spare), Some(c)) =
                         (e.cpu_cores_used, e.cpu_cores_spare, &r.cpu)
                     {
-                        out.push(Finding::note(
-                            code::CPU_HEADROOM,
+                        out.push(Finding::of(
+                            Code::CpuHeadroom,
                             format!(
                                 "{size} read: {} bind at {} IOPS; the CPUs use {used:.1} of {} cores there, {spare:.1} to spare",
                                 e.binding_label,

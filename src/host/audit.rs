@@ -1,11 +1,10 @@
 //! The audit: a live tree, its verdicts, and the per-device and per-drive reports every
 //! renderer (text, JSON, Prometheus) reads. Returns values and findings; never prints.
 
-use super::codes;
 use super::model::*;
 use super::names::PciNames;
 use super::tree::{FnKind, LiveTree, min_link};
-use crate::finding::{Finding, Severity, Subject};
+use crate::finding::{Code, Finding, Severity, Subject};
 use crate::topology::Topology;
 use serde::Serialize;
 
@@ -249,8 +248,8 @@ pub fn audit(
             }
             status[i] = LinkStatus::Down;
             findings.push(
-                Finding::warning(
-                    codes::LINK_DOWN,
+                Finding::of(
+                    Code::LinkDown,
                     format!("{id}: device present but its link is down"),
                 )
                 .about(Subject::Device { bdf: id.clone() })
@@ -284,7 +283,7 @@ pub fn audit(
         if power_managed(f) && cur.width >= want.width {
             status[i] = LinkStatus::PowerManaged;
             findings.push(
-                Finding::note(codes::POWER_MANAGED_LINK, format!("{detail}: this kind of device lowers its link speed when idle"))
+                Finding::of(Code::PowerManagedLink, format!("{detail}: this kind of device lowers its link speed when idle"))
                     .with_help(format!(
                         "not a fault while idle: re-check under load (run a GPU workload, then `lspci -vv -s {}` and read LnkSta; it should show {})",
                         f.bdf().short(),
@@ -296,7 +295,7 @@ pub fn audit(
         } else if is_chipset_integrated(f) {
             status[i] = LinkStatus::ChipsetReduced;
             findings.push(
-                Finding::note(codes::CHIPSET_LINK, detail)
+                Finding::of(Code::ChipsetLink, detail)
                     .with_help("chipset-integrated devices often report this way; not a fault")
                     .at_node(tree_path(&tree, i)),
             );
@@ -308,7 +307,7 @@ pub fn audit(
                 _ => "width",
             };
             findings.push(
-                Finding::error(codes::DOWNTRAINED, format!("link downtrained ({what}): {detail}"))
+                Finding::of(Code::Downtrained, format!("link downtrained ({what}): {detail}"))
                     .with_help("reseat the device, check riser/cable/backplane ratings, and the slot's bifurcation")
                     .about(Subject::Device { bdf: id.clone() })
                     .at_node(tree_path(&tree, i)),
@@ -382,8 +381,8 @@ pub fn audit(
             _ => "the devices below report no link capability".to_string(),
         };
         findings.push(
-            Finding::note(
-                codes::PORT_LIMITED,
+            Finding::of(
+                Code::PortLimited,
                 format!("{id} runs at {} of {}: {why}", cur.label(), max.label()),
             )
             .with_help(
@@ -401,8 +400,8 @@ pub fn audit(
         let id = f.bdf().to_string();
         if a.fatal > 0 || a.nonfatal > 0 {
             findings.push(
-                Finding::error(
-                    codes::AER_UNCORRECTABLE,
+                Finding::of(
+                    Code::AerUncorrectable,
                     format!("{id}: AER {} fatal, {} non-fatal errors", a.fatal, a.nonfatal),
                 )
                 .with_help("uncorrectable errors: check the kernel log, reseat or replace the device/cable")
@@ -411,8 +410,8 @@ pub fn audit(
         }
         if a.correctable > opts.aer_threshold {
             findings.push(
-                Finding::warning(
-                    codes::AER_CORRECTABLE,
+                Finding::of(
+                    Code::AerCorrectable,
                     format!(
                         "{id}: {} correctable AER errors (threshold {})",
                         a.correctable, opts.aer_threshold
@@ -429,7 +428,7 @@ pub fn audit(
     for c in &scan.controllers {
         if c.namespaces.is_empty() {
             findings.push(
-                Finding::warning(codes::NVME_NO_NAMESPACE, format!("{}: NVMe controller without a namespace", c.name))
+                Finding::of(Code::NvmeNoNamespace, format!("{}: NVMe controller without a namespace", c.name))
                     .with_help("create or attach a namespace (nvme create-ns / attach-ns), or check the controller state")
                     .at_node(c.pci.map(|b| b.to_string()).unwrap_or_else(|| c.name.clone())),
             );
@@ -572,7 +571,7 @@ fn empty_port_findings(ports: &[EmptyPort]) -> Vec<Finding> {
             } else {
                 format!("{} empty ports{slots} {where_}", list.len())
             };
-            Finding::note(codes::EMPTY_PORT, format!("{what}: nothing below, no link"))
+            Finding::of(Code::EmptyPort, format!("{what}: nothing below, no link"))
                 .with_help("not a fault (lspci marks such ports (downgraded)); `--verbose` and the JSON list each port")
                 .about(if list.len() == 1 {
                     Subject::Device {

@@ -8,7 +8,7 @@
 
 use super::audit::LinkStatus;
 use super::model::{Bdf, LinkState};
-use crate::finding::{Finding, Subject, code};
+use crate::finding::{Code, Finding, Subject};
 use crate::pcie::Gen;
 use serde::Serialize;
 
@@ -159,8 +159,8 @@ pub fn judge(ch: &mut Chassis) -> Vec<Finding> {
                         _ => "width",
                     };
                     out.push(
-                        Finding::error(
-                            code::CHASSIS_DOWNTRAINED.code,
+                        Finding::of(
+                            Code::ChassisDowntrained,
                             format!(
                                 "{} ({}) runs at {}, its maximum is {} ({what})",
                                 d.slot.as_deref().unwrap_or(&d.id),

@@ -18,7 +18,7 @@
 
 use super::model::*;
 use super::source::{HostFacts, unlocated};
-use crate::finding::{Finding, code};
+use crate::finding::{Code, Finding};
 use crate::source::{InputError, SourceFile};
 use roxmltree::Node;
 use std::path::Path;
@@ -99,8 +99,8 @@ pub fn parse(text: &str, file: &str) -> Result<HwlocHost, InputError> {
         .count();
     if judged > 0 {
         host.findings.push(
-            Finding::note(
-                code::CURRENT_LINK_ONLY.code,
+            Finding::of(
+                Code::CurrentLinkOnly,
                 format!(
                     "hwloc gives the current link speed only ({judged} links, in GB/s): no maximum, so no downtrain can be judged"
                 ),

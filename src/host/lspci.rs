@@ -12,9 +12,8 @@
 //! and refuses what is no dump at all (empty, binary, UTF-16, no PCI function) with a
 //! located error.
 
-use super::codes;
 use super::model::*;
-use crate::finding::{Finding, Location};
+use crate::finding::{Code, Finding, Location};
 use crate::source::InputError;
 use std::path::Path;
 
@@ -99,7 +98,7 @@ pub fn parse(text: &str, file: &str) -> (HostScan, Vec<Finding>) {
     let mut in_express = false;
     let bad = |findings: &mut Vec<Finding>, line_no: usize, msg: String| {
         findings.push(
-            Finding::warning(codes::LSPCI_PARSE, msg)
+            Finding::of(Code::LspciParse, msg)
                 .with_help("the line was skipped; the rest of the dump was read")
                 .at(Location {
                     file: Some(file.to_string()),

@@ -22,37 +22,6 @@ pub mod tree;
 
 use std::path::Path;
 
-/// Finding codes of the live-host audit (stable: scripts and docs refer to them).
-pub mod codes {
-    use crate::finding::code;
-    /// A sysfs entry that could not be read or held garbage (skipped).
-    pub const UNREADABLE: &str = code::UNREADABLE.code;
-    /// A link trained below min(own max, port max).
-    pub const DOWNTRAINED: &str = code::DOWNTRAINED.code;
-    /// A device whose link is down.
-    pub const LINK_DOWN: &str = code::LINK_DOWN.code;
-    /// A port with nothing below and its link down (note).
-    pub const EMPTY_PORT: &str = code::EMPTY_PORT.code;
-    /// A port below its max because its device is slower (note).
-    pub const PORT_LIMITED: &str = code::PORT_LIMITED.code;
-    /// A chipset-integrated device reporting a reduced link (note).
-    pub const CHIPSET_LINK: &str = code::CHIPSET_LINK.code;
-    /// Fatal or non-fatal AER errors.
-    pub const AER_UNCORRECTABLE: &str = code::AER_UNCORRECTABLE.code;
-    /// Correctable AER errors above the threshold.
-    pub const AER_CORRECTABLE: &str = code::AER_CORRECTABLE.code;
-    /// An NVMe controller without a namespace.
-    pub const NVME_NO_NAMESPACE: &str = code::NVME_NO_NAMESPACE.code;
-    /// Duplicate or conflicting bus numbers.
-    pub const BUS_CONFLICT: &str = code::BUS_CONFLICT.code;
-    /// A function whose parent bridge is not listed (partial capture).
-    pub const HIDDEN_PARENT: &str = code::HIDDEN_PARENT.code;
-    /// A line of an lspci dump that could not be read.
-    pub const LSPCI_PARSE: &str = code::LSPCI_PARSE.code;
-    /// A device that power-manages its link (GPU) below its max: re-check under load (note).
-    pub const POWER_MANAGED_LINK: &str = code::POWER_MANAGED_LINK.code;
-}
-
 /// Audits the host (or capture) below `root`.
 pub fn audit_sysfs(root: &Path, pci_ids: Option<&Path>, opts: audit::AuditOptions) -> audit::Audit {
     let fs = fs::SysFs::new(root);

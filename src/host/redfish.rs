@@ -18,7 +18,7 @@ use super::chassis::{
 };
 use super::model::{Bdf, LinkState};
 use super::source::{HostFacts, unlocated};
-use crate::finding::{Finding, Subject, code};
+use crate::finding::{Code, Finding, Subject};
 use crate::pcie::Gen;
 use crate::source::{InputError, SourceFile};
 use serde_json::Value;
@@ -229,8 +229,8 @@ pub fn read_with(dir: &Path, limits: Limits) -> Result<RedfishHost, InputError> 
     let mut findings = super::chassis::judge(&mut ch);
     if !ch.devices.is_empty() && ch.devices.iter().all(|d| d.bdf.is_none()) {
         findings.push(
-            Finding::note(
-                code::NO_BUS_NUMBERS.code,
+            Finding::of(
+                Code::NoBusNumbers,
                 format!(
                     "the Redfish tree gives no PCI addresses for its {} devices: the bus tree is unknown; devices are listed by slot",
                     ch.devices.len()
@@ -242,8 +242,8 @@ pub fn read_with(dir: &Path, limits: Limits) -> Result<RedfishHost, InputError> 
     }
     for u in &r.outside {
         findings.push(
-            Finding::note(
-                code::LINK_OUTSIDE_TREE.code,
+            Finding::of(
+                Code::LinkOutsideTree,
                 format!("{u}: a link outside the tree, not followed"),
             )
             .about(Subject::Node { id: u.clone() })
@@ -253,8 +253,8 @@ pub fn read_with(dir: &Path, limits: Limits) -> Result<RedfishHost, InputError> 
     if !r.missing.is_empty() {
         let list: Vec<&str> = r.missing.iter().map(String::as_str).collect();
         findings.push(
-            Finding::note(
-                code::LINK_MISSING.code,
+            Finding::of(
+                Code::LinkMissing,
                 format!(
                     "{} linked resource(s) not in the tree: {}",
                     list.len(),

@@ -16,7 +16,7 @@
 use super::audit::Audit;
 use super::chassis::{Chassis, ChassisDevice, ChassisDrive, ChassisSlot};
 use crate::against::{DiffEntry, DiffStatus, MatchMethod};
-use crate::finding::{Finding, Subject, code};
+use crate::finding::{Code, Finding, Subject};
 use crate::learn::{Learned, LearnedId, Summary};
 use crate::plan::instantiate::Plan;
 use crate::platform::Catalog;
@@ -772,7 +772,7 @@ pub fn diff(plan: &Plan, ch: &Chassis) -> (Vec<DiffEntry>, Vec<Finding>) {
             };
             if status == DiffStatus::WrongPart {
                 findings.push(
-                    Finding::error(code::WRONG_PART.code, problems.join("; "))
+                    Finding::of(Code::WrongPart, problems.join("; "))
                         .about(Subject::Slot { id: id.clone() })
                         .at_node(id.clone()),
                 );
@@ -842,22 +842,13 @@ pub fn diff(plan: &Plan, ch: &Chassis) -> (Vec<DiffEntry>, Vec<Finding>) {
             }
         };
         if !problems.is_empty() {
-            let (c, f) = match status {
-                DiffStatus::Missing => (
-                    code::MISSING.code,
-                    Finding::error as fn(&'static str, String) -> Finding,
-                ),
-                DiffStatus::WrongPart => (
-                    code::WRONG_PART.code,
-                    Finding::error as fn(&'static str, String) -> Finding,
-                ),
-                _ => (
-                    code::UNEXPECTED.code,
-                    Finding::warning as fn(&'static str, String) -> Finding,
-                ),
+            let c = match status {
+                DiffStatus::Missing => Code::Missing,
+                DiffStatus::WrongPart => Code::WrongPart,
+                _ => Code::Unexpected,
             };
             findings.push(
-                f(c, problems.join("; "))
+                Finding::of(c, problems.join("; "))
                     .about(Subject::Slot { id: id.clone() })
                     .at_node(id.clone()),
             );
@@ -939,16 +930,14 @@ fn diff_bays(plan: &Plan, ch: &Chassis, entries: &mut Vec<DiffEntry>, findings: 
         };
         if !problems.is_empty() {
             let f = match status {
-                DiffStatus::Missing => Finding::error(
-                    code::MISSING.code,
-                    format!("{place}: {}", problems.join("; ")),
-                ),
-                DiffStatus::WrongPart => Finding::error(
-                    code::WRONG_PART.code,
-                    format!("{place}: {}", problems.join("; ")),
-                ),
-                _ => Finding::warning(
-                    code::UNEXPECTED.code,
+                DiffStatus::Missing => {
+                    Finding::of(Code::Missing, format!("{place}: {}", problems.join("; ")))
+                }
+                DiffStatus::WrongPart => {
+                    Finding::of(Code::WrongPart, format!("{place}: {}", problems.join("; ")))
+                }
+                _ => Finding::of(
+                    Code::Unexpected,
                     format!("{place}: {}", problems.join("; ")),
                 ),
             };

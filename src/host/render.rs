@@ -4,7 +4,7 @@
 use super::audit::{Audit, LinkStatus};
 use super::model::LinkState;
 use super::tree::LiveTree;
-use crate::render::term::Term;
+use crate::term::Term;
 use std::fmt::Write as _;
 
 /// What the tree shows after each device.

@@ -7,10 +7,9 @@
 //! files. This reader is small, works on any root, records what it reads (for `gather`) and
 //! turns every odd entry into a [`Finding`] instead of a panic or an abort.
 
-use super::codes;
 use super::fs::{FsError, SysFs, join};
 use super::model::*;
-use crate::finding::{Finding, Location};
+use crate::finding::{Code, Finding, Location, Severity};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 const PCI_DEVICES: &str = "sys/bus/pci/devices";
@@ -84,7 +83,7 @@ fn nvme_path(name: &str) -> Option<(u32, u32, u32)> {
 
 impl Reader<'_> {
     fn problem(&mut self, node: Option<String>, err: &FsError, what: &str) {
-        let mut f = Finding::warning(codes::UNREADABLE, format!("{what}: {}", err.reason))
+        let mut f = Finding::of(Code::Unreadable, format!("{what}: {}", err.reason))
             .with_help("the entry was skipped; the rest of the audit goes on")
             .at(Location {
                 node,
@@ -100,7 +99,7 @@ impl Reader<'_> {
 
     fn odd(&mut self, node: Option<String>, path: &str, msg: String) {
         self.findings.push(
-            Finding::warning(codes::UNREADABLE, msg)
+            Finding::of(Code::Unreadable, msg)
                 .with_help("the value was ignored; the rest of the audit goes on")
                 .at(Location {
                     node,
@@ -157,8 +156,9 @@ impl Reader<'_> {
                     return out;
                 }
                 self.findings.push(
-                    Finding::note(
-                        codes::UNREADABLE,
+                    Finding::with_severity(
+                        Code::Unreadable,
+                        Severity::Note,
                         "no /sys/bus/pci/devices: PCI functions found by walking /sys/devices/pci*",
                     )
                     .with_help("a partial capture; identities and links may be missing"),
@@ -298,8 +298,8 @@ impl Reader<'_> {
         }
         if !missing.is_empty() {
             self.findings.push(
-                Finding::warning(
-                    codes::UNREADABLE,
+                Finding::of(
+                    Code::Unreadable,
                     format!("{id}: no {} in its sysfs directory", missing.join(", ")),
                 )
                 .with_help(

@@ -4,10 +4,9 @@
 //! from the bridges' bus ranges: a function hangs below the narrowest bridge whose
 //! `[secondary, subordinate]` holds its bus. Either way the ranges are cross-checked.
 
-use super::codes;
 use super::model::*;
 use super::names::PciNames;
-use crate::finding::{Finding, Location};
+use crate::finding::{Code, Finding, Location};
 use crate::pcie::{Gen, LinkRate};
 use crate::topology::{DeviceClass, Link, Node, NodeKind, PciIdent, Topology};
 use serde::Serialize;
@@ -81,12 +80,9 @@ impl LiveTree {
             let Some(b) = f.bdf else { continue };
             if !seen.insert(b) {
                 findings.push(
-                    Finding::error(
-                        codes::BUS_CONFLICT,
-                        format!("{b} appears twice in the input"),
-                    )
-                    .with_help("the second copy was ignored")
-                    .at_node(b.to_string()),
+                    Finding::of(Code::BusConflict, format!("{b} appears twice in the input"))
+                        .with_help("the second copy was ignored")
+                        .at_node(b.to_string()),
                 );
                 continue;
             }
@@ -115,8 +111,8 @@ impl LiveTree {
                     && !(s..=u).contains(&b.bus)
                 {
                     findings.push(
-                        Finding::error(
-                            codes::BUS_CONFLICT,
+                        Finding::of(
+                            Code::BusConflict,
                             format!(
                                 "{b} sits below {} in sysfs, but that bridge's buses are [{s:02x}-{u:02x}]",
                                 funcs[p].bdf()
@@ -131,8 +127,8 @@ impl LiveTree {
                         .map(|p| funcs[p].bdf().to_string())
                         .unwrap_or_else(|| "its root bus".into());
                     findings.push(
-                        Finding::warning(
-                            codes::HIDDEN_PARENT,
+                        Finding::of(
+                            Code::HiddenParent,
                             format!(
                                 "{b} sits below {h} in /sys/devices, but /sys/bus/pci/devices does not list {h}; shown under {shown}"
                             ),
@@ -617,8 +613,8 @@ fn check_ranges(funcs: &[PciFunction]) -> Vec<Finding> {
             found.push((
                 k,
                 None,
-                Finding::error(
-                    codes::BUS_CONFLICT,
+                Finding::of(
+                    Code::BusConflict,
                     format!("{a} has bus range [{s1:02x}-{u1:02x}] on bus {:02x}", a.bus),
                 )
                 .with_help(
@@ -651,8 +647,8 @@ fn check_ranges(funcs: &[PciFunction]) -> Vec<Finding> {
                     found.push((
                         k,
                         Some(m),
-                        Finding::error(
-                            codes::BUS_CONFLICT,
+                        Finding::of(
+                            Code::BusConflict,
                             format!(
                                 "{a} [{s1:02x}-{u1:02x}] and {b} [{s2:02x}-{u2:02x}] claim the same buses"
                             ),

@@ -301,12 +301,12 @@ fn view_of_lspci(
 /// The audit's findings about the input itself (unreadable parts, duplicate or conflicting
 /// bus numbers, hidden parents, lspci lines skipped): `learn` reports what `audit` reports.
 pub fn input_findings(views: &[HostView]) -> Vec<Finding> {
-    use crate::finding::code;
+    use crate::finding::Code;
     let input = [
-        code::UNREADABLE.code,
-        code::BUS_CONFLICT.code,
-        code::HIDDEN_PARENT.code,
-        code::LSPCI_PARSE.code,
+        Code::Unreadable,
+        Code::BusConflict,
+        Code::HiddenParent,
+        Code::LspciParse,
     ];
     views
         .iter()
@@ -319,12 +319,12 @@ pub fn input_findings(views: &[HostView]) -> Vec<Finding> {
 /// What `learn` itself has to say about the result: a build that plans nothing (LP0500),
 /// captures that disagree on the model or the socket count (LP0501).
 pub fn learn_findings(learned: &Learned, views: &[HostView]) -> Vec<Finding> {
-    use crate::finding::{Location, code};
+    use crate::finding::{Code, Location};
     let mut out = Vec::new();
     if learned.summary.planned == 0 {
         out.push(
-            Finding::warning(
-                code::LEARNED_NOTHING_PLANNED,
+            Finding::of(
+                Code::LearnedNothingPlanned,
                 format!(
                     "the learned build plans no part: {} shows no device on a root port (only the platform's own functions or devices on a root bus)",
                     clean(&views[0].source)
@@ -359,8 +359,8 @@ pub fn learn_findings(learned: &Learned, views: &[HostView]) -> Vec<Finding> {
             })
             .collect();
         out.push(
-            Finding::warning(
-                code::LEARN_CAPTURES_DISAGREE,
+            Finding::of(
+                Code::LearnCapturesDisagree,
                 format!(
                     "the captures merged into {} disagree: {}",
                     learned.id,

@@ -70,7 +70,7 @@ pub fn write_set(dir: &Path, files: &[(PathBuf, &[u8])], force: bool) -> io::Res
                 let kind = if m.file_type().is_symlink() {
                     "a symlink"
                 } else {
-                    crate::host::fs::odd_kind(&m.file_type()).unwrap_or("not a regular file")
+                    crate::bounded::odd_kind(&m.file_type()).unwrap_or("not a regular file")
                 };
                 return Err(refuse(format!(
                     "{} is {kind}: refusing to replace it (output goes to regular files only)",

@@ -150,10 +150,7 @@ pub fn space(
         .iter()
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
-    let report = plan::plan_platform(catalog, &spec.id, &opts)?;
-    if report.findings.iter().any(|f| f.code == "LP0115") {
-        return None;
-    }
+    let report = plan::plan_platform(catalog, &spec.id, &opts).ok()?;
     let plan = &report.plan;
     let order = |id: &str| {
         spec.slot_order

@@ -17,7 +17,7 @@ pub mod exhaustive;
 pub mod report;
 pub mod served;
 
-use crate::finding::{Finding, Severity, Subject};
+use crate::finding::{Code, Finding, Severity, Subject};
 use crate::flow::Scope;
 use crate::platform::Catalog;
 use crate::platform::schema::{Via, parse_bay_list};
@@ -345,7 +345,7 @@ pub struct Candidate {
 /// A finding `check` reports for a placement, as data.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Warning {
-    pub code: &'static str,
+    pub code: Code,
     pub severity: Severity,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub subject: Option<Subject>,

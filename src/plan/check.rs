@@ -3,20 +3,74 @@
 
 use super::budget::Budget;
 use super::instantiate::Plan;
-use crate::finding::{Finding, Location, Subject};
+use crate::finding::{Code, Finding, Location, Subject};
 use crate::topology::{DeviceClass, Link, NodeKind};
+
+/// What every rule reads: the plan, its lane budget and the build file's name.
+pub struct Ctx<'a> {
+    pub plan: &'a Plan,
+    pub budget: &'a Budget,
+    pub file: Option<&'a str>,
+}
+
+impl Ctx<'_> {
+    /// The build file, where a finding has no line of its own.
+    fn at_file(&self) -> Location {
+        Location {
+            file: self.file.map(str::to_string),
+            ..Default::default()
+        }
+    }
+}
+
+/// One whole-plan rule: a name, the codes it may emit, and the function that finds them.
+pub struct Rule {
+    pub name: &'static str,
+    pub codes: &'static [Code],
+    pub check: fn(&Ctx) -> Vec<Finding>,
+}
+
+/// The rules, in the order they run (`run` sorts the findings afterwards). Adding a check:
+/// a function below and a row here (docs/ARCHITECTURE.md, "Add a check").
+pub const RULES: &[Rule] = &[
+    Rule {
+        name: "rc-budget",
+        codes: &[Code::RcOverBudget],
+        check: rc_budget,
+    },
+    Rule {
+        name: "socket-budget",
+        codes: &[Code::SocketOverBudget],
+        check: socket_budget,
+    },
+    Rule {
+        name: "bifurcation",
+        codes: &[Code::Bifurcation],
+        check: bifurcation,
+    },
+    Rule {
+        name: "card-rules",
+        codes: &[Code::OptionConflict],
+        check: card_rules,
+    },
+    Rule {
+        name: "generation-drop",
+        codes: &[Code::GenerationDrop],
+        check: generation_drops,
+    },
+];
 
 /// Findings about a plan whose pieces each fit (see `instantiate` for per-piece findings).
 pub fn check(plan: &Plan, budget: &Budget, file: Option<&str>) -> Vec<Finding> {
-    let mut out = Vec::new();
-    let at_file = || Location {
-        file: file.map(str::to_string),
-        ..Default::default()
-    };
-    let t = &plan.topology;
+    let cx = Ctx { plan, budget, file };
+    RULES.iter().flat_map(|r| (r.check)(&cx)).collect()
+}
 
-    // Lanes per root complex and per socket.
-    for s in &budget.sockets {
+/// Lanes over budget on a root complex.
+fn rc_budget(cx: &Ctx) -> Vec<Finding> {
+    let plan = cx.plan;
+    let mut out = Vec::new();
+    for s in &cx.budget.sockets {
         for rc in &s.root_complexes {
             if rc.free < 0 {
                 let users: Vec<String> = rc
@@ -33,8 +87,8 @@ pub fn check(plan: &Plan, budget: &Budget, file: Option<&str>) -> Vec<Finding> {
                     })
                     .collect();
                 out.push(
-                    Finding::error(
-                        "LP0107",
+                    Finding::of(
+                        Code::RcOverBudget,
                         format!(
                             "{} needs {} lanes; it has {}{}",
                             rc.label,
@@ -49,15 +103,23 @@ pub fn check(plan: &Plan, budget: &Budget, file: Option<&str>) -> Vec<Finding> {
                     ))
                     .at(Location {
                         node: Some(format!("{} > {}", s.label, rc.label)),
-                        ..last_card_on(plan, &rc.id).unwrap_or_else(at_file)
+                        ..last_card_on(plan, &rc.id).unwrap_or_else(|| cx.at_file())
                     }),
                 );
             }
         }
+    }
+    out
+}
+
+/// Lanes over budget on a socket.
+fn socket_budget(cx: &Ctx) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for s in &cx.budget.sockets {
         if s.free < 0 {
             out.push(
-                Finding::error(
-                    "LP0108",
+                Finding::of(
+                    Code::SocketOverBudget,
                     format!(
                         "{} needs {} PCIe lanes; it has {}",
                         s.label, s.used, s.lanes
@@ -65,13 +127,19 @@ pub fn check(plan: &Plan, budget: &Budget, file: Option<&str>) -> Vec<Finding> {
                 )
                 .at(Location {
                     node: Some(s.label.clone()),
-                    ..at_file()
+                    ..cx.at_file()
                 }),
             );
         }
     }
+    out
+}
 
-    // Bifurcation: an extender card without a switch splits its slot into x4 ports.
+/// Bifurcation: an extender card without a switch splits its slot into x4 ports.
+fn bifurcation(cx: &Ctx) -> Vec<Finding> {
+    let plan = cx.plan;
+    let t = &plan.topology;
+    let mut out = Vec::new();
     for info in plan.slots.values() {
         let Some((card, part_id)) = &info.card else {
             continue;
@@ -101,8 +169,8 @@ pub fn check(plan: &Plan, budget: &Budget, file: Option<&str>) -> Vec<Finding> {
         });
         if width < ports * 4 || !supported {
             out.push(
-                Finding::error(
-                    "LP0109",
+                Finding::of(
+                    Code::Bifurcation,
                     format!(
                         "{} (`{part_id}`) needs {} split into {} x4 ports; {} is x{} on {} (splits: {})",
                         t.node(*card).label,
@@ -122,8 +190,14 @@ pub fn check(plan: &Plan, budget: &Budget, file: Option<&str>) -> Vec<Finding> {
             );
         }
     }
+    out
+}
 
-    // Service manual card rules: allowed slots and maximum counts.
+/// The service manual's card rules: allowed slots and maximum counts.
+fn card_rules(cx: &Ctx) -> Vec<Finding> {
+    let plan = cx.plan;
+    let t = &plan.topology;
+    let mut out = Vec::new();
     for rule in &plan.card_rules {
         let allowed: Vec<&str> = rule.slots.iter().map(|s| s.get_ref().as_str()).collect();
         let mut placed = Vec::new();
@@ -156,8 +230,8 @@ pub fn check(plan: &Plan, budget: &Budget, file: Option<&str>) -> Vec<Finding> {
         for (id, label, loc) in &placed {
             if !allowed.contains(&id.as_str()) {
                 out.push(
-                    Finding::error(
-                        "LP0110",
+                    Finding::of(
+                        Code::OptionConflict,
                         format!(
                             "{} cards go in {} only; one is in {label}",
                             rule.class.name(),
@@ -180,10 +254,10 @@ pub fn check(plan: &Plan, budget: &Budget, file: Option<&str>) -> Vec<Finding> {
             let over = by_line
                 .get(max)
                 .map(|l| (*l).clone())
-                .unwrap_or_else(at_file);
+                .unwrap_or_else(|| cx.at_file());
             out.push(
-                Finding::error(
-                    "LP0110",
+                Finding::of(
+                    Code::OptionConflict,
                     format!(
                         "{} {}s installed ({}); {} allows at most {max}",
                         placed.len(),
@@ -208,8 +282,14 @@ pub fn check(plan: &Plan, budget: &Budget, file: Option<&str>) -> Vec<Finding> {
             );
         }
     }
+    out
+}
 
-    // Generation drops: a device trained below what it can do.
+/// Generation drops: a device trained below what it can do.
+fn generation_drops(cx: &Ctx) -> Vec<Finding> {
+    let plan = cx.plan;
+    let t = &plan.topology;
+    let mut out = Vec::new();
     for d in t.devices() {
         let Some((_, e)) = t.parent_edge(d) else {
             continue;
@@ -251,8 +331,8 @@ pub fn check(plan: &Plan, budget: &Budget, file: Option<&str>) -> Vec<Finding> {
             (Some(c), None) => format!("{} is rated {}", t.node(c).label, rate.generation),
             _ => format!("its port runs {}", rate.generation),
         };
-        let mut f = Finding::warning(
-            "LP0111",
+        let mut f = Finding::of(
+            Code::GenerationDrop,
             format!(
                 "{} is a {} device but trains at {} ({}); {what}",
                 t.node(d).label,
@@ -263,7 +343,7 @@ pub fn check(plan: &Plan, budget: &Budget, file: Option<&str>) -> Vec<Finding> {
         )
         .at(Location {
             node: Some(t.describe_path(d)),
-            ..at_file()
+            ..cx.at_file()
         });
         if let Some(b) = bay {
             f = f.about(Subject::Bay { number: b });

@@ -8,7 +8,7 @@
 //! loaded (ids unique in every combination of options, none reserved), so a node id clash
 //! here is a laneplan bug: an [`InternalError`], never a renamed node.
 
-use crate::finding::{Finding, Location, Subject};
+use crate::finding::{Code, Finding, Location, Subject};
 use crate::pcie::{Gen, LinkRate};
 use crate::platform::schema::*;
 use crate::platform::{Catalog, Part, Platform, SlotKindInfo};
@@ -167,7 +167,7 @@ pub fn instantiate(platform: &Platform, catalog: &Catalog, req: &Request) -> (Pl
         Ok(()) => b.finish(),
         Err(e) => {
             let (plan, mut findings) = b.finish();
-            findings.push(Finding::error("LP0100", e.to_string()));
+            findings.push(Finding::of(Code::Internal, e.to_string()));
             (plan, findings)
         }
     }
@@ -182,6 +182,58 @@ pub fn try_instantiate(
     let mut b = Builder::new(platform, catalog, req);
     b.run()?;
     Ok(b.finish())
+}
+
+/// An option, or an option value, the platform does not have: the typed error of planning
+/// a platform by options (`show --option`); in a build file it is finding `LP0115`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct OptionError {
+    /// `r740xd has no option `x``, `option `front` has no choice `y``.
+    pub message: String,
+    /// The options or choices there are.
+    pub help: String,
+}
+
+/// The first option of `req` the platform lacks (options in request order).
+pub fn check_options(platform: &Platform, req: &Request) -> Result<(), OptionError> {
+    match req
+        .options
+        .iter()
+        .find_map(|(k, (v, _))| option_error(&platform.def, k, v))
+    {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// Why option `k` = `v` is not one of the platform's, if it is not.
+fn option_error(def: &PlatformFile, k: &str, v: &str) -> Option<OptionError> {
+    match def.options.iter().find(|o| o.key.get_ref() == k) {
+        None => {
+            let keys: Vec<String> = def
+                .options
+                .iter()
+                .map(|o| format!("`{}`", o.key.get_ref()))
+                .collect();
+            Some(OptionError {
+                message: format!("{} has no option `{k}`", def.name),
+                help: format!("options: {}", keys.join(", ")),
+            })
+        }
+        Some(o) if o.choices.iter().any(|c| c.value.get_ref() == v) => None,
+        Some(o) => {
+            let vals: Vec<String> = o
+                .choices
+                .iter()
+                .map(|c| format!("`{}`", c.value.get_ref()))
+                .collect();
+            Some(OptionError {
+                message: format!("option `{k}` has no choice `{v}`"),
+                help: format!("choices: {}", vals.join(", ")),
+            })
+        }
+    }
 }
 
 /// Builds a plan one stage at a time; each stage reads what the earlier ones made.
@@ -303,34 +355,14 @@ impl<'a> Builder<'a> {
         let def = self.def;
         let req = self.req;
         for (k, (v, span)) in &req.options {
-            match def.options.iter().find(|o| o.key.get_ref() == k) {
+            match option_error(def, k, v) {
+                Some(e) => self.findings.push(
+                    Finding::of(Code::UnknownOption, e.message)
+                        .with_help(e.help)
+                        .at(req.loc(span)),
+                ),
                 None => {
-                    let keys: Vec<String> = def
-                        .options
-                        .iter()
-                        .map(|o| format!("`{}`", o.key.get_ref()))
-                        .collect();
-                    self.findings.push(
-                        Finding::error("LP0115", format!("{} has no option `{k}`", def.name))
-                            .with_help(format!("options: {}", keys.join(", ")))
-                            .at(req.loc(span)),
-                    );
-                }
-                Some(o) => {
-                    if o.choices.iter().any(|c| c.value.get_ref() == v) {
-                        self.chosen.insert(k.clone(), v.clone());
-                    } else {
-                        let vals: Vec<String> = o
-                            .choices
-                            .iter()
-                            .map(|c| format!("`{}`", c.value.get_ref()))
-                            .collect();
-                        self.findings.push(
-                            Finding::error("LP0115", format!("option `{k}` has no choice `{v}`"))
-                                .with_help(format!("choices: {}", vals.join(", ")))
-                                .at(req.loc(span)),
-                        );
-                    }
+                    self.chosen.insert(k.clone(), v.clone());
                 }
             }
         }
@@ -650,8 +682,8 @@ impl<'a> Builder<'a> {
             let Some(info) = self.slots.get(slot_id) else {
                 let known: Vec<String> = self.slots.keys().map(|k| format!("`{k}`")).collect();
                 self.findings.push(
-                    Finding::error(
-                        "LP0101",
+                    Finding::of(
+                        Code::NoSuchPlace,
                         format!("{} has no slot `{slot_id}`", self.def.name),
                     )
                     .with_help(format!(
@@ -668,8 +700,8 @@ impl<'a> Builder<'a> {
             };
             if let Some((_, prev)) = &info.card {
                 self.findings.push(
-                    Finding::error(
-                        "LP0112",
+                    Finding::of(
+                        Code::FilledTwice,
                         format!("{} already holds `{prev}`", info.def.label),
                     )
                     .at(sloc),
@@ -678,8 +710,8 @@ impl<'a> Builder<'a> {
             }
             if part.def.class.is_drive() {
                 self.findings.push(
-                    Finding::error(
-                        "LP0113",
+                    Finding::of(
+                        Code::WrongPlace,
                         format!("`{part_id}` is a drive, not a card: place it in a bay"),
                     )
                     .at(ploc),
@@ -692,8 +724,8 @@ impl<'a> Builder<'a> {
                 && part.def.class != DeviceClass::Extender
             {
                 fl.push(
-                    Finding::error(
-                        "LP0110",
+                    Finding::of(
+                        Code::OptionConflict,
                         format!(
                             "{} is taken by the front option \"{by}\"; it cannot hold {}",
                             info.def.label, part.def.name
@@ -1014,7 +1046,8 @@ impl<'a> Builder<'a> {
             let numbers = match parse_bay_list(list) {
                 Ok(n) => n,
                 Err(e) => {
-                    self.findings.push(Finding::error("LP0101", e).at(bloc));
+                    self.findings
+                        .push(Finding::of(Code::NoSuchPlace, e).at(bloc));
                     continue;
                 }
             };
@@ -1024,8 +1057,8 @@ impl<'a> Builder<'a> {
             };
             if !part.def.class.is_drive() {
                 self.findings.push(
-                    Finding::error(
-                        "LP0113",
+                    Finding::of(
+                        Code::WrongPlace,
                         format!(
                             "`{part_id}` is a {}, not a drive: place it in a slot",
                             part.def.class.name()
@@ -1043,7 +1076,7 @@ impl<'a> Builder<'a> {
                 };
                 if let Some((_, prev)) = &info.drive {
                     self.findings.push(
-                        Finding::error("LP0112", format!("bay {n} already holds `{prev}`"))
+                        Finding::of(Code::FilledTwice, format!("bay {n} already holds `{prev}`"))
                             .about(Subject::Bay { number: n })
                             .at(bloc.clone()),
                     );
@@ -1055,8 +1088,8 @@ impl<'a> Builder<'a> {
                 if !group.interfaces.contains(&iface) {
                     let accepts: Vec<&str> = group.interfaces.iter().map(|i| i.name()).collect();
                     self.findings.push(
-                        Finding::error(
-                            "LP0103",
+                        Finding::of(
+                            Code::InterfaceMismatch,
                             format!(
                                 "bay {n} takes {} drives; {} is {}",
                                 accepts.join("/"),
@@ -1078,8 +1111,8 @@ impl<'a> Builder<'a> {
                 }
                 if part.def.size.as_deref() == Some("3.5") && group.size == "2.5" {
                     self.findings.push(
-                        Finding::error(
-                            "LP0106",
+                        Finding::of(
+                            Code::TooBig,
                             format!("bay {n} is 2.5\"; {} is a 3.5\" drive", part.def.name),
                         )
                         .about(Subject::Bay { number: n })
@@ -1109,7 +1142,7 @@ impl<'a> Builder<'a> {
                         ),
                     };
                     self.findings.push(
-                        Finding::error("LP0114", what)
+                        Finding::of(Code::NoUpstream, what)
                             .with_help(help)
                             .about(Subject::Bay { number: n })
                             .at(bloc.clone()),
@@ -1129,8 +1162,8 @@ impl<'a> Builder<'a> {
                     compress_ranges(&bays.keys().copied().collect::<Vec<u16>>())
                 });
                 self.findings.push(
-                    Finding::error(
-                        "LP0101",
+                    Finding::of(
+                        Code::NoSuchPlace,
                         format!(
                             "no bay {} with the chosen options",
                             missing
@@ -1228,7 +1261,7 @@ fn unknown_part(catalog: &Catalog, id: &str, loc: Location) -> Finding {
     } else {
         format!("did you mean: {}", near.join(", "))
     };
-    Finding::error("LP0102", format!("unknown part `{id}`"))
+    Finding::of(Code::UnknownPart, format!("unknown part `{id}`"))
         .with_help(help)
         .at(loc)
 }
@@ -1255,8 +1288,8 @@ fn check_card_fits(
             })
             .collect();
         out.push(
-            Finding::error(
-                "LP0113",
+            Finding::of(
+                Code::WrongPlace,
                 format!(
                     "{} does not fit {} (a {} slot)",
                     part.def.name, s.label, info.kind.label
@@ -1276,8 +1309,8 @@ fn check_card_fits(
     if part.mechanical() > mech {
         fatal = true;
         out.push(
-            Finding::error(
-                "LP0105",
+            Finding::of(
+                Code::CardDoesNotFit,
                 format!(
                     "{} has an x{} edge; {} has an x{} connector: it does not fit",
                     part.def.name,
@@ -1294,8 +1327,8 @@ fn check_card_fits(
         );
     } else if part.width() > elec {
         out.push(
-            Finding::warning(
-                "LP0104",
+            Finding::of(
+                Code::CardNarrower,
                 format!(
                     "{} is x{}; {} is wired x{}: it runs at x{}",
                     part.def.name,
@@ -1316,8 +1349,8 @@ fn check_card_fits(
         && ph > sh
     {
         out.push(
-            Finding::error(
-                "LP0106",
+            Finding::of(
+                Code::TooBig,
                 format!(
                     "{} is full height; {} takes low-profile cards",
                     part.def.name, s.label
@@ -1333,8 +1366,8 @@ fn check_card_fits(
         && pl > sl
     {
         out.push(
-            Finding::error(
-                "LP0106",
+            Finding::of(
+                Code::TooBig,
                 format!(
                     "{} is full length; {} takes half-length cards",
                     part.def.name, s.label

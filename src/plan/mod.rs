@@ -55,7 +55,7 @@ fn resolve_cpu(
     build: Option<(&BuildFile, &SourceFile)>,
     findings: &mut Vec<crate::finding::Finding>,
 ) -> Result<Option<PlanCpu>, InputErrors> {
-    use crate::finding::{Finding, Location, code};
+    use crate::finding::{Code, Finding, Location};
     let cat = crate::cpu::builtin();
     let sockets = &platform.def.sockets;
     let loc = |f: &SourceFile, span: std::ops::Range<usize>| {
@@ -82,8 +82,8 @@ fn resolve_cpu(
         }
         if !allowed.is_empty() && !allowed.iter().any(|a| a.eq_ignore_ascii_case(&cpu.id)) {
             findings.push(
-                Finding::error(
-                    code::CPU_NOT_ALLOWED,
+                Finding::of(
+                    Code::CpuNotAllowed,
                     format!(
                         "{}'s sockets take {}; not {}",
                         platform.def.name,
@@ -116,8 +116,8 @@ fn resolve_cpu(
         let v = *m.get_ref();
         if v == 0 || v > cpu.memory_mts {
             findings.push(
-                Finding::error(
-                    code::MEMORY_SPEED,
+                Finding::of(
+                    Code::MemorySpeed,
                     format!(
                         "memory_mts = {v}: {} runs memory at 1 to {} MT/s",
                         cpu.name, cpu.memory_mts
@@ -191,14 +191,32 @@ pub fn check_build(
     Ok(report)
 }
 
-/// Plans a platform with options only (`show`).
-pub fn plan_platform(catalog: &Catalog, id: &str, options: &[(String, String)]) -> Option<Report> {
-    let platform = catalog.platform(id)?;
-    let mut report = run(platform, catalog, &Request::options(options), None);
+/// Why a platform could not be planned by id and options.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PlanError {
+    #[error("unknown platform `{0}`")]
+    UnknownPlatform(String),
+    #[error(transparent)]
+    Option(#[from] instantiate::OptionError),
+}
+
+/// Plans a platform with options only (`show`): an unknown platform, option or option value
+/// is an error.
+pub fn plan_platform(
+    catalog: &Catalog,
+    id: &str,
+    options: &[(String, String)],
+) -> Result<Report, PlanError> {
+    let platform = catalog
+        .platform(id)
+        .ok_or_else(|| PlanError::UnknownPlatform(id.to_string()))?;
+    let req = Request::options(options);
+    instantiate::check_options(platform, &req)?;
+    let mut report = run(platform, catalog, &req, None);
     report.cpu = resolve_cpu(platform, None, &mut report.findings)
         .ok()
         .flatten();
-    Some(report)
+    Ok(report)
 }
 
 fn run(
@@ -224,7 +242,7 @@ fn sort_findings(findings: &mut [crate::finding::Finding]) {
     findings.sort_by(|a, b| {
         b.severity
             .cmp(&a.severity)
-            .then(a.code.cmp(b.code))
+            .then(a.code.cmp(&b.code))
             .then(a.location.line.cmp(&b.location.line))
     });
 }

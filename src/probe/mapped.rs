@@ -10,7 +10,7 @@ use crate::against::{Diff, DiffStatus, part_by_ids};
 use crate::host::audit::Audit;
 use crate::pcie::{LinkRate, Model};
 use crate::platform::Catalog;
-use crate::render::term::Term;
+use crate::term::Term;
 use serde::Serialize;
 use std::path::Path;
 

@@ -20,7 +20,7 @@ pub mod svg;
 pub mod target;
 pub mod workload;
 
-use crate::finding::Finding;
+use crate::finding::{Code, Finding};
 use engine::{Bound, EngineKind, JobParams, JobStats};
 use results::{Curve, CurvePoint, DeviceResult, ProbeReport, ResultContext, WorkloadInfo};
 use safety::{Refusal, SafetyChecker};
@@ -326,8 +326,8 @@ fn prepare_inner(
                 })?;
             } else if let Some(hole) = target::first_hole(&open.file, ws) {
                 findings.push(
-                    Finding::warning(
-                        "LP0416",
+                    Finding::of(
+                        Code::SparseFile,
                         format!(
                             "{} has a hole or unwritten extent at byte {hole}, inside the working set: reads there return zeros without touching the disk",
                             t.path.display()
@@ -372,8 +372,8 @@ pub fn select_engine(
             Ok(()) => Ok((EngineKind::IoUring, None)),
             Err(e) => Ok((
                 EngineKind::Sync,
-                Some(Finding::warning(
-                    "LP0411",
+                Some(Finding::of(
+                    Code::NoIoUring,
                     format!(
                         "io_uring is not available here ({e}); using the pread/pwrite thread engine, one thread per outstanding I/O"
                     ),
@@ -407,8 +407,8 @@ fn prefer_threads(prepared: &[Prepared]) -> Option<Finding> {
         return None;
     }
     Some(
-        Finding::note(
-            "LP0418",
+        Finding::of(
+            Code::UringPunts,
             format!(
                 "io_uring hands every I/O on {} to a kernel worker thread (the driver takes no non-blocking issue): the pread/pwrite thread engine runs instead, one thread per outstanding I/O",
                 names.join(", ")
@@ -765,8 +765,8 @@ pub fn run(
             push_device(&r.stats[0], d, &mut findings);
             if opts.curve && max_iops <= 0.0 && !stop.load(Ordering::Relaxed) {
                 findings.push(
-                    Finding::error(
-                        crate::finding::code::CURVE_NO_MAXIMUM,
+                    Finding::of(
+                        Code::CurveNoMaximum,
                         format!("{label}: the maximum run measured 0 IOPS: no curve to sweep"),
                     )
                     .with_help("check the device with a plain run (no --curve) first")
@@ -809,8 +809,8 @@ pub fn run(
                     findings.extend(d.findings(r.stats[0].first_error.as_deref()));
                     if pct <= 100 && d.iops < rate * 0.9 && !stop.load(Ordering::Relaxed) {
                         findings.push(
-                            Finding::note(
-                                "LP0413",
+                            Finding::of(
+                                Code::CurveShort,
                                 format!(
                                     "{label}: the {pct} % step offered {rate:.0} IOPS but reached {:.0}",
                                     d.iops
@@ -847,8 +847,8 @@ pub fn run(
                 removed.join(", ")
             )
         };
-        findings.push(Finding::warning(
-            "LP0415",
+        findings.push(Finding::of(
+            Code::Interrupted,
             format!("interrupted: the figures cover only what was measured before the stop{also}"),
         ));
     }

@@ -2,8 +2,8 @@
 //! human table. JSON is the serde form of [`ProbeReport`] (documented in docs/probe-json.md).
 
 use super::engine::{EngineKind, JobStats};
-use crate::finding::Finding;
-use crate::render::term::Term;
+use crate::finding::{Code, Finding};
+use crate::term::Term;
 use comfy_table::CellAlignment;
 use hdrhistogram::Histogram;
 use serde::Serialize;
@@ -231,8 +231,8 @@ impl DeviceResult {
             && pct < 50.0
         {
             out.push(
-                Finding::warning(
-                    "LP0412",
+                Finding::of(
+                    Code::BelowCeiling,
                     format!(
                         "{} reached {:.2} GB/s, {pct:.1} % of its predicted ceiling of {c:.2} GB/s (less than half)",
                         self.label,
@@ -247,8 +247,8 @@ impl DeviceResult {
         }
         if self.errors > 0 {
             out.push(
-                Finding::error(
-                    "LP0414",
+                Finding::of(
+                    Code::IoErrors,
                     format!(
                         "{}: {} I/O error(s); the first: {}",
                         self.label,
@@ -261,8 +261,8 @@ impl DeviceResult {
         }
         if self.abandoned > 0 {
             out.push(
-                Finding::error(
-                    "LP0417",
+                Finding::of(
+                    Code::Stalled,
                     format!(
                         "{}: {} I/O(s) did not complete within the drain grace after the time bound; the device may be stalled",
                         self.label, self.abandoned

@@ -14,7 +14,7 @@
 //! [`Refusal`]'s message and help. The `/proc`, `/sys` and `/dev` roots are configurable so
 //! tests can feed fake mount tables and sysfs trees.
 
-use crate::finding::code;
+use crate::finding::Code;
 use std::collections::BTreeSet;
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
@@ -53,18 +53,18 @@ pub enum Reason {
 
 impl Reason {
     /// The stable refusal code.
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> Code {
         match self {
-            Reason::WriteNotAllowed => WRITE_NOT_ALLOWED,
-            Reason::DestroyNotNamed => DESTROY_NOT_NAMED,
-            Reason::Mounted { .. } => MOUNTED,
-            Reason::Held { .. } => HAS_HOLDERS,
-            Reason::Swap { .. } => SWAP,
-            Reason::BacksLoop { .. } => BACKS_LOOP,
-            Reason::SwapFile => SWAP_FILE,
-            Reason::OpenForWriting { .. } | Reason::Locked { .. } => OPEN_ELSEWHERE,
-            Reason::UnknownDevice { .. } => UNKNOWN_DEVICE,
-            Reason::CaptureWrite | Reason::NotVerified { .. } => NOT_VERIFIED,
+            Reason::WriteNotAllowed => Code::WriteNotAllowed,
+            Reason::DestroyNotNamed => Code::DeviceNotNamed,
+            Reason::Mounted { .. } => Code::Mounted,
+            Reason::Held { .. } => Code::HasHolders,
+            Reason::Swap { .. } => Code::ActiveSwap,
+            Reason::BacksLoop { .. } => Code::BacksLoop,
+            Reason::SwapFile => Code::SwapFile,
+            Reason::OpenForWriting { .. } | Reason::Locked { .. } => Code::OpenElsewhere,
+            Reason::UnknownDevice { .. } => Code::UnknownDevice,
+            Reason::CaptureWrite | Reason::NotVerified { .. } => Code::NotVerified,
         }
     }
 }
@@ -74,7 +74,7 @@ impl Reason {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{code}: {message}")]
 pub struct Refusal {
-    pub code: &'static str,
+    pub code: Code,
     pub reason: Reason,
     pub message: String,
     pub help: String,
@@ -90,18 +90,6 @@ impl Refusal {
         }
     }
 }
-
-/// Refusal codes (from the typed table in `finding`).
-pub const WRITE_NOT_ALLOWED: &str = code::WRITE_NOT_ALLOWED.code;
-pub const DESTROY_NOT_NAMED: &str = code::DEVICE_NOT_NAMED.code;
-pub const MOUNTED: &str = code::MOUNTED.code;
-pub const HAS_HOLDERS: &str = code::HAS_HOLDERS.code;
-pub const SWAP: &str = code::ACTIVE_SWAP.code;
-pub const BACKS_LOOP: &str = code::BACKS_LOOP.code;
-pub const SWAP_FILE: &str = code::SWAP_FILE.code;
-pub const OPEN_ELSEWHERE: &str = code::OPEN_ELSEWHERE.code;
-pub const UNKNOWN_DEVICE: &str = code::UNKNOWN_DEVICE.code;
-pub const NOT_VERIFIED: &str = code::NOT_VERIFIED.code;
 
 /// A block device's identity as the checks see it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -858,7 +846,7 @@ mod tests {
         let p = Path::new("/dev/loop9");
         for (w, wr) in [(false, false), (true, true)] {
             let r = c.check(p, DEV, w, wr, &["/dev/loop9".into()]).unwrap_err();
-            assert_eq!(r.code, MOUNTED);
+            assert_eq!(r.code, Code::Mounted);
             assert_eq!(
                 r.message,
                 "/dev/loop9: its partition loop9p1 is mounted at /mnt/data x; refusing to probe it"
@@ -877,7 +865,7 @@ mod tests {
         let r = c
             .check(Path::new("/dev/loop9"), DEV, false, false, &[])
             .unwrap_err();
-        assert_eq!(r.code, MOUNTED);
+        assert_eq!(r.code, Code::Mounted);
         assert!(
             r.message.contains("has a mounted filesystem at /srv"),
             "{}",
@@ -891,7 +879,7 @@ mod tests {
         let r = c
             .check(Path::new("/dev/loop9"), DEV, false, false, &[])
             .unwrap_err();
-        assert_eq!(r.code, HAS_HOLDERS);
+        assert_eq!(r.code, Code::HasHolders);
         assert_eq!(
             r.message,
             "/dev/loop9 (partition loop9p1) is in use by dm-0 (device-mapper, LVM, md or similar); refusing to probe it"
@@ -904,7 +892,7 @@ mod tests {
         let r = c
             .check(Path::new("/dev/loop9"), DEV, false, false, &[])
             .unwrap_err();
-        assert_eq!(r.code, SWAP);
+        assert_eq!(r.code, Code::ActiveSwap);
     }
 
     #[test]
@@ -912,20 +900,20 @@ mod tests {
         let (_d, c) = fake("", "", None);
         let p = Path::new("/dev/loop9");
         let r = c.check(p, DEV, true, false, &[]).unwrap_err();
-        assert_eq!(r.code, WRITE_NOT_ALLOWED);
+        assert_eq!(r.code, Code::WriteNotAllowed);
         let r = c.check(p, DEV, true, true, &[]).unwrap_err();
-        assert_eq!(r.code, DESTROY_NOT_NAMED);
+        assert_eq!(r.code, Code::DeviceNotNamed);
         let r = c
             .check(p, DEV, true, true, &["/dev/loop8".into()])
             .unwrap_err();
-        assert_eq!(r.code, DESTROY_NOT_NAMED);
+        assert_eq!(r.code, Code::DeviceNotNamed);
         // A file needs only --write.
         let f = Path::new("/tmp/x");
         assert_eq!(
             c.check(f, Some(TargetKind::File), true, false, &[])
                 .unwrap_err()
                 .code,
-            WRITE_NOT_ALLOWED
+            Code::WriteNotAllowed
         );
         assert_eq!(c.check(f, Some(TargetKind::File), true, true, &[]), Ok(()));
     }
@@ -978,7 +966,7 @@ mod tests {
                     loop_device: "loop3".into()
                 }
             );
-            assert_eq!(r.code, BACKS_LOOP);
+            assert_eq!(r.code, Code::BacksLoop);
         }
         // A hard link is the same inode under another name: refused.
         let link = d.path().join("b.img");
@@ -1039,7 +1027,7 @@ mod tests {
         );
         let r = c.check(&img, FILE, false, false, &[]).unwrap_err();
         assert_eq!(r.reason, Reason::SwapFile);
-        assert_eq!(r.code, SWAP_FILE);
+        assert_eq!(r.code, Code::SwapFile);
     }
 
     fn fake_fd(d: &Path, pid: u32, target: &Path, flags: &str, comm: &str) {
@@ -1125,7 +1113,7 @@ mod tests {
                 minor: 240
             }
         );
-        assert_eq!(r.code, UNKNOWN_DEVICE);
+        assert_eq!(r.code, Code::UnknownDevice);
     }
 
     #[test]

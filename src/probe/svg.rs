@@ -112,7 +112,7 @@ pub fn title(report: &super::results::ProbeReport) -> String {
 }
 
 fn esc(s: &str) -> String {
-    crate::render::escape::xml(s).into_owned()
+    crate::escape::xml(s).into_owned()
 }
 
 /// Renders the sweep of one or more devices. Only the rate-limited points are drawn as the

@@ -1,7 +1,7 @@
 //! Probe targets: what to probe (a path plus what the plan knows about it) and opening it for
 //! direct I/O (size, alignment, filesystem checks, creating and prefilling file targets).
 
-use crate::finding::Finding;
+use crate::finding::{Code, Finding};
 use serde::Serialize;
 use std::fs::File;
 use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
@@ -260,8 +260,8 @@ pub fn open_target(
                 && let Some(name) = fake_direct_io_fs(sfs.f_type as _)
             {
                 findings.push(
-                    Finding::warning(
-                        "LP0410",
+                    Finding::of(
+                        Code::OnTmpfs,
                         format!(
                             "{} is on {name}: O_DIRECT opens there but goes through memory, so the results say nothing about a disk",
                             path.display()

@@ -35,10 +35,10 @@ pub fn socket_colours(socket: Option<u8>) -> (&'static str, &'static str) {
     }
 }
 
-/// Escapes text for XML content and attribute values ([`super::escape::xml`]: markup as
+/// Escapes text for XML content and attribute values ([`crate::escape::xml`]: markup as
 /// entities, characters XML cannot hold as visible `\u{1b}` text).
 pub fn esc(s: &str) -> String {
-    super::escape::xml(s).into_owned()
+    crate::escape::xml(s).into_owned()
 }
 
 /// Rounds to one decimal, without a trailing `.0` (stable, short numbers).

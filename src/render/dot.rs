@@ -25,7 +25,7 @@ pub const COLOURS: [(&str, &str); 5] = [
 pub const INTERNAL: (&str, &str) = ("gray30", "carries traffic, no limit of its own");
 
 fn q(s: &str) -> String {
-    super::escape::dot(s)
+    crate::escape::dot(s)
 }
 
 fn colour(util: Option<f64>, saturated: bool) -> &'static str {

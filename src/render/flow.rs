@@ -2,8 +2,8 @@
 //! ceiling, its expected figure and what limits it; its fair share all at once), aggregate
 //! lines (ceiling and expected), and the most loaded links.
 
-use super::term::Term;
 use crate::flow::{DeviceDir, Dir, FlowReport, Limit, Scope};
+use crate::term::Term;
 use comfy_table::{Cell, CellAlignment};
 use std::fmt::Write;
 
@@ -100,7 +100,7 @@ pub fn table_in(r: &FlowReport, term: &Term) -> String {
             .set_alignment(CellAlignment::Right),
         ]);
     }
-    let mut out = super::escape::terminal_text(&t.to_string()).into_owned();
+    let mut out = crate::escape::terminal_text(&t.to_string()).into_owned();
     out.push('\n');
     out
 }

@@ -3,8 +3,10 @@
 pub mod bays_svg;
 pub mod bays_text;
 pub mod dot;
-pub mod escape;
 pub mod flow;
 pub mod json;
-pub mod term;
 pub mod text;
+
+/// The escaper and the terminal description are leaf modules (anything may use them, they
+/// use nothing of the crate); re-exported here, where the renderers reach for them.
+pub use crate::{escape, term};

@@ -1,11 +1,11 @@
 //! Human output: the planned tree (`lspci -tv` spirit: one line per element, the link on
 //! every line), the lane budget table, and linter-style findings with caret snippets.
 
-use super::term::Term;
 use crate::finding::{Finding, Severity};
 use crate::plan::Report;
 use crate::plan::budget::Budget;
 use crate::platform::Catalog;
+use crate::term::Term;
 use crate::topology::{Confidence, Link, Node, NodeKind, Topology};
 use comfy_table::{Cell, CellAlignment};
 use petgraph::stable_graph::NodeIndex;
@@ -328,7 +328,7 @@ pub fn budget_in(b: &Budget, term: &Term) -> String {
             ]);
         }
     }
-    let table_text = format!("{}\n", super::escape::terminal_text(&table.to_string()));
+    let table_text = format!("{}\n", crate::escape::terminal_text(&table.to_string()));
     // The totals below are prose: they wrap to the terminal.
     let mut out = String::new();
     for s in &b.sockets {

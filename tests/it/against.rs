@@ -73,7 +73,7 @@ fn r740xd_host_against_its_build_names_the_planted_problems_only() {
             .count(),
         12
     );
-    let codes: Vec<&str> = d.findings.iter().map(|f| f.code).collect();
+    let codes: Vec<&str> = d.findings.iter().map(|f| f.code.as_str()).collect();
     assert_eq!(codes, ["LP0322", "LP0322", "LP0320"]);
 }
 
@@ -239,7 +239,7 @@ fn r740xd_capture_against_the_reviewed_build_names_wrong_parts_and_missing_only(
         .findings
         .iter()
         .filter(|f| f.severity == laneplan::finding::Severity::Note)
-        .map(|f| f.code)
+        .map(|f| f.code.as_str())
         .collect();
     assert_eq!(notes, ["LP0305"]);
     // Wrong parts name both, from the PCI ids.

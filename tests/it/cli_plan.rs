@@ -368,3 +368,64 @@ fn parts_lists_the_catalogue() {
     assert_eq!(code, 2);
     assert!(err.contains("expected nvme, sas-drive"), "{err}");
 }
+
+/// The whole-plan checks are a table of rules: each emits only the codes its row names, the
+/// table's findings are `check`'s, and the examples exercise these rules.
+#[test]
+fn each_check_rule_emits_only_its_own_codes() {
+    use laneplan::plan::check::{Ctx, RULES, check};
+    use std::collections::BTreeSet;
+    let cat = Catalog::builtin().unwrap();
+    let mut fired = BTreeSet::new();
+    let mut seen = BTreeSet::new();
+    for r in RULES {
+        assert!(seen.insert(r.name), "rule {} twice", r.name);
+    }
+    let files = [
+        examples("examples"),
+        examples("examples/wrong"),
+        examples("examples/hosts"),
+    ];
+    for p in files.iter().flatten() {
+        let report = plan::check_build_file(&cat, p).unwrap();
+        let cx = Ctx {
+            plan: &report.plan,
+            budget: &report.budget,
+            file: None,
+        };
+        let mut all = Vec::new();
+        for rule in RULES {
+            for f in (rule.check)(&cx) {
+                assert!(
+                    rule.codes.contains(&f.code),
+                    "{}: {} from {}",
+                    p.display(),
+                    f.code,
+                    rule.name
+                );
+                fired.insert(rule.name);
+                all.push(f);
+            }
+        }
+        assert_eq!(
+            all,
+            check(&report.plan, &report.budget, None),
+            "{}",
+            p.display()
+        );
+        for f in &all {
+            assert!(
+                report
+                    .findings
+                    .iter()
+                    .any(|g| g.code == f.code && g.message == f.message),
+                "{}: {f:?} not in the report",
+                p.display()
+            );
+        }
+    }
+    assert_eq!(
+        fired.into_iter().collect::<Vec<_>>(),
+        ["bifurcation", "card-rules", "generation-drop", "rc-budget"]
+    );
+}

@@ -82,7 +82,10 @@ fn findings_md_is_the_code_table() {
     assert_eq!(doc, want, "docs/FINDINGS.md differs from finding::CODES");
     let mut src = Vec::new();
     files(&root.join("src"), "rs", &mut src);
-    let known: BTreeSet<&str> = laneplan::finding::CODES.iter().map(|c| c.code).collect();
+    let known: BTreeSet<&str> = laneplan::finding::CODES
+        .iter()
+        .map(|c| c.code.as_str())
+        .collect();
     for p in &src {
         let text = std::fs::read_to_string(p).unwrap();
         for c in codes_in(&text) {
@@ -95,4 +98,38 @@ fn findings_md_is_the_code_table() {
             }
         }
     }
+}
+
+/// `Code` is the table: in string order, each parses back from its string, serialises as
+/// that string, and the refusals are exactly the probe's refusal codes.
+#[test]
+fn the_code_enum_is_the_table() {
+    use laneplan::finding::{CODES, Code, Level};
+    assert_eq!(Code::ALL.len(), CODES.len());
+    for (c, d) in Code::ALL.iter().zip(CODES) {
+        assert_eq!(*c, d.code);
+        assert_eq!(c.def(), *d);
+        assert_eq!(Code::parse(c.as_str()), Some(*c));
+        assert_eq!(
+            serde_json::to_string(c).unwrap(),
+            format!("\"{}\"", c.as_str())
+        );
+    }
+    assert!(Code::ALL.windows(2).all(|w| w[0].as_str() < w[1].as_str()));
+    assert!(Code::ALL.windows(2).all(|w| w[0] < w[1]));
+    assert_eq!(Code::parse("LP9999"), None);
+    assert_eq!(Code::Downtrained.as_str(), "LP0302");
+    assert_eq!(Code::Downtrained.level(), Level::Error);
+    let refusals: Vec<&str> = Code::ALL
+        .iter()
+        .filter(|c| c.level() == Level::Refusal)
+        .map(|c| c.as_str())
+        .collect();
+    assert_eq!(
+        refusals,
+        [
+            "LP0401", "LP0402", "LP0403", "LP0404", "LP0405", "LP0406", "LP0407", "LP0408",
+            "LP0409", "LP0419"
+        ]
+    );
 }

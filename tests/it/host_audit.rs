@@ -1,13 +1,14 @@
 //! Acceptance tests of the live-host audit against real captures and our own trees.
 
 use crate::common;
+use laneplan::finding::Code;
 
 use common::*;
 use laneplan::host::audit::{Audit, AuditOptions, LinkStatus};
 use laneplan::host::model::LinkState;
 use laneplan::host::render::{self, TreeStyle};
 use laneplan::host::tree::FnKind;
-use laneplan::host::{self, codes};
+use laneplan::host::{self};
 use laneplan::pcie::Gen;
 use std::path::Path;
 
@@ -138,7 +139,7 @@ fn plx_capture_two_switches_and_the_x722_note() {
     let notes: Vec<_> = a
         .findings
         .iter()
-        .filter(|f| f.code == codes::CHIPSET_LINK)
+        .filter(|f| f.code == Code::ChipsetLink)
         .collect();
     assert_eq!(notes.len(), 1);
     assert!(
@@ -320,7 +321,7 @@ fn r740xd_12nvme_names_exactly_its_problems() {
         None,
         AuditOptions { aer_threshold: 100 },
     );
-    assert!(!b.findings.iter().any(|f| f.code == codes::AER_CORRECTABLE));
+    assert!(!b.findings.iter().any(|f| f.code == Code::AerCorrectable));
 }
 
 #[test]
@@ -404,7 +405,7 @@ fn r740xd_lspci_dump_parses_whole() {
     let n1c = a
         .findings
         .iter()
-        .find(|f| f.code == codes::PORT_LIMITED)
+        .find(|f| f.code == Code::PortLimited)
         .unwrap();
     assert_eq!(
         n1c.message,

@@ -1,10 +1,11 @@
 //! Bad input is reported per item and the audit goes on; gather replays exactly.
 
 use crate::common;
+use laneplan::finding::Code;
 
 use common::*;
 use laneplan::host::audit::{Audit, AuditOptions};
-use laneplan::host::{self, codes};
+use laneplan::host::{self};
 use std::path::Path;
 
 const DEVS: &str = "sys/devices/pci0000:5d";
@@ -20,7 +21,7 @@ fn audit(root: &Path) -> Audit {
 fn unreadable(a: &Audit) -> Vec<String> {
     a.findings
         .iter()
-        .filter(|f| f.code == codes::UNREADABLE)
+        .filter(|f| f.code == Code::Unreadable)
         .map(|f| f.message.clone())
         .collect()
 }
@@ -44,7 +45,7 @@ fn missing_files() {
     assert_eq!(
         a.findings
             .iter()
-            .filter(|f| f.code == codes::DOWNTRAINED)
+            .filter(|f| f.code == Code::Downtrained)
             .count(),
         2
     );
@@ -143,7 +144,7 @@ fn truncated_lspci_dump() {
     let n = scan.functions.len();
     assert_eq!(n, text[..at].matches("\n\n").count());
     assert_eq!(findings.len(), 1);
-    assert_eq!(findings[0].code, codes::LSPCI_PARSE);
+    assert_eq!(findings[0].code, Code::LspciParse);
     assert_eq!(findings[0].message, "not an lspci device line: \"5d:05\"");
     assert_eq!(findings[0].location.line, Some(text[..at].lines().count()));
     // Cut inside a LnkSta line.
@@ -228,8 +229,8 @@ fn nvme_controller_without_namespace_and_conflicting_buses() {
     let got: Vec<(&str, &str)> = a
         .findings
         .iter()
-        .filter(|f| f.code != codes::DOWNTRAINED)
-        .map(|f| (f.code, f.message.as_str()))
+        .filter(|f| f.code != Code::Downtrained)
+        .map(|f| (f.code.as_str(), f.message.as_str()))
         .collect();
     assert_eq!(
         got,

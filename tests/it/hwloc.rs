@@ -199,7 +199,7 @@ fn dgx2_plx_fan_out_numa_and_gpus() {
         .count();
     assert_eq!(switches, 14);
     // The one note: current speeds only, never a guessed downtrain.
-    let codes: Vec<&str> = a.findings.iter().map(|f| f.code).collect();
+    let codes: Vec<&str> = a.findings.iter().map(|f| f.code.as_str()).collect();
     assert_eq!(codes, ["LP0343"]);
     assert!(a.findings[0].message.contains("(84 links, in GB/s)"));
 }

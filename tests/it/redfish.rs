@@ -359,7 +359,7 @@ fn links_out_of_the_tree_are_notes() {
     let notes: Vec<(&str, &str)> = r
         .findings
         .iter()
-        .map(|f| (f.code, f.message.as_str()))
+        .map(|f| (f.code.as_str(), f.message.as_str()))
         .collect();
     assert_eq!(
         notes,

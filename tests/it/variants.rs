@@ -138,7 +138,7 @@ fn line_of(platform: &str, after: &str, text: &str) -> usize {
 }
 
 fn codes(m: &VariantMatch) -> Vec<&str> {
-    m.findings.iter().map(|f| f.code).collect()
+    m.findings.iter().map(|f| f.code.as_str()).collect()
 }
 
 #[test]

@@ -172,7 +172,7 @@ impl Term {
         for r in rows {
             table.add_row(
                 keep.iter()
-                    .map(|&i| super::escape::terminal_text(&r[i]).into_owned()),
+                    .map(|&i| crate::escape::terminal_text(&r[i]).into_owned()),
             );
         }
         let note = self.left_out_note(header, &keep);
@@ -239,7 +239,7 @@ impl Term {
 
     fn per_line(&self, text: &str, mut f: impl FnMut(&str, &mut String)) -> String {
         // Control characters in names never reach the terminal raw (SGR colour does).
-        let text = super::escape::terminal_text(text);
+        let text = crate::escape::terminal_text(text);
         let text = if self.ascii {
             to_ascii(&text)
         } else {
