@@ -14,6 +14,9 @@ command -v bzip2 >/dev/null 2>&1 || need+=(bzip2)
 command -v xz >/dev/null 2>&1 || need+=(xz-utils)
 # promtool (Debian ships it in the prometheus package) checks the node_exporter textfile.
 command -v promtool >/dev/null 2>&1 || need+=(prometheus)
+# The completion scripts run in the shells they are for.
+command -v zsh >/dev/null 2>&1 || need+=(zsh)
+command -v fish >/dev/null 2>&1 || need+=(fish)
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing: ${need[*]}"
   if [ "$(id -u)" -eq 0 ]; then sudo=""; else sudo="sudo"; fi

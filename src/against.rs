@@ -55,6 +55,21 @@ pub enum DiffStatus {
 }
 
 impl DiffStatus {
+    /// The JSON form (`wrong-part`), also the metrics' `status` label.
+    pub fn id(self) -> &'static str {
+        match self {
+            DiffStatus::Ok => "ok",
+            DiffStatus::Empty => "empty",
+            DiffStatus::Missing => "missing",
+            DiffStatus::Unexpected => "unexpected",
+            DiffStatus::Downtrained => "downtrained",
+            DiffStatus::WrongSocket => "wrong-socket",
+            DiffStatus::WrongPart => "wrong-part",
+            DiffStatus::NotVisible => "not-visible",
+            DiffStatus::Degraded => "degraded",
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             DiffStatus::Ok => "ok",

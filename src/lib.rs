@@ -9,6 +9,7 @@
 pub mod against;
 pub mod bays;
 pub mod bounded;
+pub mod complete;
 pub mod cpu;
 pub mod escape;
 pub mod finding;

@@ -37,7 +37,13 @@ enum Command {
     /// Graphviz DOT of a platform or build, edges coloured by read utilization.
     Dot(cmd::flow::DotArgs),
     /// Shell completions for bash, zsh, fish, ...
+    ///
+    /// Flag values, files and directories, and the platform, option and part ids (the bash,
+    /// zsh and fish scripts ask `laneplan complete` for those).
     Completions { shell: clap_complete::Shell },
+    /// The ids of KIND that start with PREFIX, one a line: what the completion scripts call.
+    #[command(hide = true)]
+    Complete(cmd::complete::CompleteArgs),
     /// The man page (roff) of laneplan or one subcommand on stdout; --dir writes them all.
     Man(cmd::man::ManArgs),
     /// Direct-I/O probes of block devices or files (read-only unless --write).
@@ -69,14 +75,10 @@ fn main() -> ExitCode {
         Command::Flow(a) => cmd::flow::flow(&a, &cli.catalog),
         Command::Dot(a) => cmd::flow::dot(&a, &cli.catalog),
         Command::Completions { shell } => {
-            clap_complete::generate(
-                shell,
-                &mut Cli::command(),
-                "laneplan",
-                &mut std::io::stdout(),
-            );
+            print!("{}", cmd::complete::script(shell, Cli::command()));
             Ok(ExitCode::SUCCESS)
         }
+        Command::Complete(a) => cmd::complete::run(&a, &cli.catalog),
         Command::Man(a) => cmd::man::run(&a, Cli::command()),
         Command::Probe(args) => cmd::probe::run(*args, &cli.catalog),
         Command::Audit(args) => cmd::audit::run(args, &cli.catalog),

@@ -200,6 +200,16 @@ impl Model {
     }
 }
 
+impl Model {
+    /// Every `--link-model` value and the short alias [`FromStr`](std::str::FromStr) also
+    /// takes.
+    pub const NAMES: [(&'static str, &'static str); 3] = [
+        ("direction-aware", "direction"),
+        ("tlp-level", "tlp"),
+        ("header-only", "header"),
+    ];
+}
+
 impl std::str::FromStr for Model {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {

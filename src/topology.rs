@@ -67,6 +67,20 @@ pub enum DeviceClass {
 }
 
 impl DeviceClass {
+    /// Every class as files and `--class` spell it.
+    pub const NAMES: [&'static str; 10] = [
+        "nvme",
+        "sas-drive",
+        "sata-drive",
+        "raid",
+        "hba",
+        "nic",
+        "boot",
+        "gpu",
+        "extender",
+        "other",
+    ];
+
     pub fn is_drive(self) -> bool {
         matches!(
             self,

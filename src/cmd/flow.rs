@@ -20,7 +20,8 @@ pub struct FlowOpts {
     #[arg(long, default_value = "local", value_name = "local|CPUn")]
     pub memory: Memory,
     /// Device demand: `seq` (vendor sequential GB/s) or `4k` (4K IOPS x 4 KiB).
-    #[arg(long, default_value = "seq", value_name = "seq|4k")]
+    #[arg(long, default_value = "seq", value_name = "seq|4k",
+          value_parser = super::one_of(&Workload::NAMES, |s| s.parse::<Workload>()))]
     pub workload: Workload,
     /// PCIe link model: `direction-aware` (each direction its own TLPs, SKIPs and the
     /// reverse stream's DLLPs), `tlp-level` (Neugebauer et al. 2018) or `header-only`.
@@ -28,7 +29,8 @@ pub struct FlowOpts {
         long = "link-model",
         alias = "model",
         default_value = "direction-aware",
-        value_name = "direction-aware|tlp-level|header-only"
+        value_name = "direction-aware|tlp-level|header-only",
+        value_parser = link_models()
     )]
     pub model: Model,
     /// Max Payload Size in bytes (128-4096); a lower MPS on a link (from the platform file or
@@ -50,9 +52,19 @@ pub struct FlowOpts {
     #[arg(
         long = "devices",
         default_value = "drives",
-        value_name = "drives|nvme|all"
+        value_name = "drives|nvme|all",
+        value_parser = super::one_of(&Scope::NAMES, |s| s.parse::<Scope>())
     )]
     pub scope: Scope,
+}
+
+/// `--link-model`: the three models, each with its short alias (`tlp`).
+fn link_models() -> impl clap::builder::TypedValueParser<Value = Model> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+    PossibleValuesParser::new(
+        Model::NAMES.map(|(name, alias)| PossibleValue::new(name).alias(alias)),
+    )
+    .try_map(|s: String| s.parse::<Model>())
 }
 
 impl FlowOpts {

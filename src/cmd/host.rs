@@ -17,7 +17,7 @@ pub struct HostArgs {
     pub lspci: Option<PathBuf>,
     /// Read a Redfish tree (a BMC's resources as Redfish-Mockup-Creator saves them: the
     /// mockup root or its `redfish/v1` folder): slots, devices, drives. See docs/redfish.md.
-    #[arg(long, value_name = "DIR", group = "host_source")]
+    #[arg(long, value_name = "DIR", group = "host_source", value_hint = clap::ValueHint::DirPath)]
     pub redfish: Option<PathBuf>,
     /// Read an hwloc XML topology (`lstopo --of xml`): the PCI tree, NUMA, slots and disks as
     /// hwloc holds them; links carry their current speed only. See docs/hwloc.md.

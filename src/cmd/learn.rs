@@ -24,14 +24,14 @@ pub struct LearnArgs {
     pub lspci: Vec<PathBuf>,
     /// Learn from a Redfish tree (a BMC's resources as Redfish-Mockup-Creator saves them):
     /// slots with labels, lanes and CPU affinity, bays from drive locations (docs/redfish.md).
-    #[arg(long, value_name = "DIR", conflicts_with_all = ["sysfs_root", "lspci", "hwloc_xml"])]
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["sysfs_root", "lspci", "hwloc_xml"], value_hint = clap::ValueHint::DirPath)]
     pub redfish: Option<PathBuf>,
     /// Learn from an hwloc XML topology (`lstopo --of xml`; docs/hwloc.md).
     #[arg(long = "hwloc-xml", value_name = "FILE", conflicts_with_all = ["sysfs_root", "lspci"])]
     pub hwloc_xml: Option<PathBuf>,
     /// Directory to write `platform/<id>.toml`, `platform/<id>-parts.toml` and `build.toml`
     /// into, as one set (all or none). An existing file there is refused unless `--force`.
-    #[arg(short, long, value_name = "DIR")]
+    #[arg(short, long, value_name = "DIR", value_hint = clap::ValueHint::DirPath)]
     pub out: PathBuf,
     /// Replace learned files already in the output directory.
     #[arg(long)]

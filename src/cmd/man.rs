@@ -12,7 +12,7 @@ pub struct ManArgs {
     /// The subcommand whose page to print (default: the overview page, laneplan(1)).
     pub subcommand: Option<String>,
     /// Write every page (laneplan.1, laneplan-show.1, ...) into DIR instead, for packagers.
-    #[arg(long, value_name = "DIR", conflicts_with = "subcommand")]
+    #[arg(long, value_name = "DIR", conflicts_with = "subcommand", value_hint = clap::ValueHint::DirPath)]
     pub dir: Option<PathBuf>,
 }
 

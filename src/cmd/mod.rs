@@ -2,6 +2,7 @@
 
 pub mod audit;
 pub mod bays;
+pub mod complete;
 pub mod flow;
 pub mod host;
 pub mod learn;
@@ -28,7 +29,8 @@ pub struct TermArgs {
     #[arg(long, global = true, conflicts_with = "ascii")]
     pub utf8: bool,
     /// Colour: auto (a terminal without NO_COLOR), always or never.
-    #[arg(long, global = true, value_name = "WHEN", default_value = "auto", value_parser = parse_color)]
+    #[arg(long, global = true, value_name = "WHEN", default_value = "auto",
+          value_parser = one_of(&["auto", "always", "never"], parse_color))]
     pub color: Color,
 }
 
@@ -39,6 +41,21 @@ fn parse_color(s: &str) -> Result<Color, String> {
         "never" => Ok(Color::Never),
         _ => Err(format!("expected auto, always or never, not {s:?}")),
     }
+}
+
+/// The value parser of a flag with enumerated values: clap lists them in `--help`, the
+/// generated completions offer them, and a typo gets clap's did-you-mean (`--class nvmee`:
+/// "a similar value exists: 'nvme'"); `parse` turns the chosen one into its type.
+pub fn one_of<T>(
+    values: &[&'static str],
+    parse: fn(&str) -> Result<T, String>,
+) -> impl clap::builder::TypedValueParser<Value = T>
+where
+    T: Clone + Send + Sync + 'static,
+{
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(values.iter().copied())
+        .try_map(move |s: String| parse(&s))
 }
 
 static TERM: OnceLock<Term> = OnceLock::new();

@@ -23,14 +23,15 @@ pub struct PlaceArgs {
     pub any_option: bool,
     /// What the score maximises first (docs/place.md): `auto` is `served` when a NIC with a
     /// spec is listed, `read` otherwise.
-    #[arg(long, default_value = "auto", value_parser = parse_objective)]
+    #[arg(long, default_value = "auto", value_parser = super::one_of(&Objective::NAMES, parse_objective))]
     pub objective: Objective,
     /// Which devices offer traffic to the read and write aggregates: `drives`, `nvme` or
     /// `all` (NICs, GPUs, boot cards too), as in `flow`.
     #[arg(
         long = "devices",
         default_value = "drives",
-        value_name = "drives|nvme|all"
+        value_name = "drives|nvme|all",
+        value_parser = super::one_of(&Scope::NAMES, |s| s.parse::<Scope>())
     )]
     pub devices: Scope,
     /// Search time budget in milliseconds: the best placement found by then is the answer,

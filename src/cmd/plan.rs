@@ -12,7 +12,7 @@ use std::process::ExitCode;
 #[derive(Args, Debug)]
 pub struct CatalogArgs {
     /// Extra platform and parts files (*.toml) to load beside the built-in ones.
-    #[arg(long, value_name = "DIR", global = true)]
+    #[arg(long, value_name = "DIR", global = true, value_hint = clap::ValueHint::DirPath)]
     pub platform_dir: Option<PathBuf>,
 }
 
@@ -33,8 +33,11 @@ pub struct PlatformsArgs {
 pub struct PartsArgs {
     /// Only parts of this class (nvme, sas-drive, sata-drive, raid, hba, nic, boot, gpu,
     /// extender).
-    #[arg(long, value_parser = parse_class)]
+    #[arg(long, value_parser = super::one_of(&laneplan::topology::DeviceClass::NAMES, parse_class))]
     pub class: Option<laneplan::topology::DeviceClass>,
+    /// Only parts whose id, name or PCI vendor contains SEARCH (case ignored), e.g.
+    /// `connectx-5`, `cx5`, `mellanox`.
+    pub search: Option<String>,
     /// Print JSON (schema: docs/JSON.md).
     #[arg(long)]
     pub json: bool,
@@ -49,7 +52,15 @@ fn parse_class(s: &str) -> std::result::Result<laneplan::topology::DeviceClass, 
 }
 
 pub fn parts(args: &PartsArgs, cat: &CatalogArgs) -> Result<ExitCode> {
-    let catalog = cat.load()?;
+    let mut catalog = cat.load()?;
+    if let Some(q) = &args.search {
+        // As grep: nothing found is exit 1, with a word on stderr.
+        catalog = catalog.with_parts_matching(q);
+        if catalog.parts.is_empty() {
+            eprintln!("no part's id, name or vendor contains `{q}`");
+            return Ok(ExitCode::from(1));
+        }
+    }
     if args.json {
         print_json(&json::parts(&catalog, args.class))?;
     } else {

@@ -25,6 +25,13 @@ pub enum EngineArg {
     IoUring,
 }
 
+/// `--profile`: the built-in profiles (listed in `--help`, completed, did-you-mean).
+fn profiles() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(
+        laneplan::probe::workload::PROFILES.iter().map(|p| p.name),
+    )
+}
+
 /// Direct-I/O probes: IOPS, bandwidth and latency per device, beside the predicted ceiling.
 ///
 /// Read-only by default. Writing needs --write, and on a block device also
@@ -37,7 +44,7 @@ pub struct ProbeArgs {
     /// Block devices or files to probe (a missing file is created with --size).
     pub targets: Vec<PathBuf>,
     /// Built-in workload (see --list-profiles).
-    #[arg(long, default_value = "4k-randread")]
+    #[arg(long, default_value = "4k-randread", value_parser = profiles())]
     pub profile: String,
     /// List the built-in profiles and exit.
     #[arg(long)]
@@ -46,7 +53,7 @@ pub struct ProbeArgs {
     #[arg(long)]
     pub bs: Option<String>,
     /// Pattern as in fio: read, write, randread, randwrite, rw, randrw.
-    #[arg(long)]
+    #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(laneplan::probe::workload::RW_NAMES))]
     pub rw: Option<String>,
     /// Share of reads in percent (mixes).
     #[arg(long, value_parser = clap::value_parser!(u8).range(0..=100))]

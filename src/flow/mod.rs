@@ -124,6 +124,11 @@ pub enum Workload {
     Rand4k,
 }
 
+impl Workload {
+    /// Every `--workload` value, as [`FromStr`] takes it.
+    pub const NAMES: [&'static str; 2] = ["seq", "4k"];
+}
+
 impl FromStr for Workload {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
@@ -146,6 +151,11 @@ pub enum Scope {
     All,
     /// NVMe drives only (what a review that loads the NVMe bays measures).
     Nvme,
+}
+
+impl Scope {
+    /// Every `--devices` value, as [`FromStr`] takes it.
+    pub const NAMES: [&'static str; 3] = ["drives", "nvme", "all"];
 }
 
 impl FromStr for Scope {

@@ -95,6 +95,9 @@ pub struct FunctionReport {
     /// The current link in GB/s, from a source that gives only that (hwloc).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub link_speed_gbs: Option<f64>,
+    /// The kernel's network interfaces of the function (sysfs `net/`), absent when none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub net: Vec<String>,
     /// Max of the port above (its link partner).
     pub upstream_max: Option<LinkState>,
     /// What the link should train at: min(own max, port max).
@@ -457,6 +460,7 @@ pub fn audit(
                 link: f.link,
                 link_max: f.link_max,
                 link_speed_gbs: f.link_gbps,
+                net: f.net.clone(),
                 upstream_max: upstream_max[i],
                 expected: expected[i],
                 link_status: status[i],

@@ -435,6 +435,11 @@ impl DirView {
     pub fn canon(&self) -> &str {
         &self.canon
     }
+
+    /// True when the listing has an entry `name` (of any kind).
+    pub fn has(&self, name: &str) -> bool {
+        self.entries.contains_key(name)
+    }
 }
 
 #[derive(Debug, Clone)]

@@ -237,6 +237,9 @@ pub struct PciFunction {
     /// `pci_link_speed`): neither generation nor width, so never judged.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub link_gbps: Option<f64>,
+    /// The kernel's network interfaces of the function (sysfs `net/`: `eth0`), sorted.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub net: Vec<String>,
 }
 
 impl PciFunction {

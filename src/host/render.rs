@@ -383,9 +383,91 @@ fn switches(a: &Audit) -> String {
     out
 }
 
-/// The families only the newer sources fill (absent otherwise, so a sysfs or lspci textfile
-/// is as before): hwloc's current GB/s per function, and per Redfish device the link in
-/// use, its maximum and whether it is below it.
+/// The label set of every per-function family, in order: the PCI address (`pci`), the
+/// kernel's name for it (`device`: the NVMe namespace `nvme0n1`, the interface `eth0`: the
+/// `device` of node_exporter's disk and network series), the drive's serial, the slot,
+/// the bay (with `--against`) and the model. Every series carries all six; a value the
+/// source does not give is empty (`bay=""` without a plan), so `--against` or another
+/// source never changes a family's labels.
+pub const FUNCTION_LABELS: [&str; 6] = ["pci", "device", "serial", "slot", "bay", "model"];
+
+/// The label set of `laneplan_plan_place_status` (one series per planned or found place).
+pub const PLACE_LABELS: [&str; 9] = [
+    "place",
+    "pci",
+    "device",
+    "slot",
+    "bay",
+    "expected_part",
+    "found_part",
+    "found",
+    "status",
+];
+
+/// The label set of the Redfish families (`laneplan_chassis_*`).
+pub const CHASSIS_LABELS: [&str; 5] = ["redfish_id", "pci", "slot", "model", "serial"];
+
+/// `k="v",...` in the order given, every label present, values escaped.
+fn label_text(pairs: &[(&str, &str)]) -> String {
+    pairs
+        .iter()
+        .map(|(k, v)| format!("{k}=\"{}\"", esc(v)))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// One function's identity as the join with node_exporter needs it: kernel name and serial.
+struct Names<'a> {
+    device: &'a str,
+    serial: &'a str,
+    model: &'a str,
+}
+
+fn names_of<'a>(a: &'a Audit, f: &'a super::audit::FunctionReport) -> Names<'a> {
+    let drive = a.drives.iter().find(|d| d.bdf.as_deref() == Some(&f.bdf));
+    let device = drive
+        .and_then(|d| d.namespaces.first().map(|n| n.name.as_str()))
+        .or(f.net.first().map(String::as_str))
+        .unwrap_or("");
+    Names {
+        device,
+        serial: drive.and_then(|d| d.serial.as_deref()).unwrap_or(""),
+        model: drive
+            .and_then(|d| d.model.as_deref())
+            .unwrap_or(f.name.as_str()),
+    }
+}
+
+fn function_labels(a: &Audit, f: &super::audit::FunctionReport) -> String {
+    let n = names_of(a, f);
+    // The bay number of the diff entry that found this function (as in the place series).
+    let bay = a
+        .bays
+        .iter()
+        .find(|e| e.bdf.as_deref() == Some(&f.bdf))
+        .and_then(|e| e.bay)
+        .map(|b| b.to_string())
+        .unwrap_or_default();
+    let values = [
+        f.bdf.as_str(),
+        n.device,
+        n.serial,
+        f.slot.as_deref().unwrap_or(""),
+        bay.as_str(),
+        n.model,
+    ];
+    let pairs: Vec<(&str, &str)> = FUNCTION_LABELS.iter().copied().zip(values).collect();
+    label_text(&pairs)
+}
+
+fn family(s: &mut String, name: &str, kind: &str, help: &str) {
+    let _ = writeln!(s, "# HELP {name} {help}");
+    let _ = writeln!(s, "# TYPE {name} {kind}");
+}
+
+/// The families of the newer sources: hwloc's current link in bytes per second per
+/// function, and per Redfish device the link in use, its maximum and whether it is below it.
+/// Present only for those sources.
 fn source_families(a: &Audit, s: &mut String) {
     let gbs: Vec<_> = a
         .functions
@@ -393,27 +475,24 @@ fn source_families(a: &Audit, s: &mut String) {
         .filter_map(|f| f.link_speed_gbs.map(|v| (f, v)))
         .collect();
     if !gbs.is_empty() {
-        let name = "laneplan_pcie_link_current_gbs";
-        let _ = writeln!(
+        let name = "laneplan_pcie_link_current_bytes_per_second";
+        family(
             s,
-            "# HELP {name} Current PCIe link in GB/s as hwloc reports it (no maximum known)."
+            name,
+            "gauge",
+            "Current PCIe link in bytes per second as hwloc reports it (no maximum known).",
         );
-        let _ = writeln!(s, "# TYPE {name} gauge");
         for (f, v) in gbs {
-            let mut labels = format!("bdf=\"{}\",model=\"{}\"", esc(&f.bdf), esc(&f.name));
-            if let Some(sl) = f.slot.as_deref().filter(|x| !x.is_empty()) {
-                labels.push_str(&format!(",slot=\"{}\"", esc(sl)));
-            }
-            let _ = writeln!(s, "{name}{{{labels}}} {v}");
+            let _ = writeln!(s, "{name}{{{}}} {}", function_labels(a, f), v * 1e9);
         }
     }
     let Some(ch) = &a.chassis else { return };
     type Get = fn(&super::chassis::ChassisDevice) -> Option<f64>;
     let fams: [(&str, &str, Get); 5] = [
         (
-            "laneplan_chassis_link_speed_gts",
-            "PCIe link speed in use in GT/s, as the BMC reports it.",
-            |d| d.link.map(|l| l.gts()),
+            "laneplan_chassis_link_speed_transfers_per_second",
+            "PCIe link speed in use in transfers per second per lane, as the BMC reports it.",
+            |d| d.link.map(|l| l.gts() * 1e9),
         ),
         (
             "laneplan_chassis_link_width",
@@ -421,9 +500,9 @@ fn source_families(a: &Audit, s: &mut String) {
             |d| d.link.map(|l| f64::from(l.width)),
         ),
         (
-            "laneplan_chassis_link_max_speed_gts",
-            "Maximum PCIe link speed of the device in GT/s (BMC).",
-            |d| d.link_max.map(|l| l.gts()),
+            "laneplan_chassis_link_max_speed_transfers_per_second",
+            "Maximum PCIe link speed of the device in transfers per second per lane (BMC).",
+            |d| d.link_max.map(|l| l.gts() * 1e9),
         ),
         (
             "laneplan_chassis_link_max_width",
@@ -441,23 +520,19 @@ fn source_families(a: &Audit, s: &mut String) {
         ),
     ];
     for (name, help, get) in fams {
-        let _ = writeln!(s, "# HELP {name} {help}");
-        let _ = writeln!(s, "# TYPE {name} gauge");
+        family(s, name, "gauge", help);
         for d in &ch.devices {
             let Some(v) = get(d) else { continue };
-            let labels = [
-                ("device", Some(d.id.as_str())),
-                ("slot", d.slot.as_deref()),
-                ("model", d.model.as_deref().or(d.name.as_deref())),
-            ]
-            .into_iter()
-            .filter_map(|(k, v)| {
-                v.filter(|v| !v.is_empty())
-                    .map(|v| format!("{k}=\"{}\"", esc(v)))
-            })
-            .collect::<Vec<_>>()
-            .join(",");
-            let _ = writeln!(s, "{name}{{{labels}}} {v}");
+            let bdf = d.bdf.map(|b| b.to_string()).unwrap_or_default();
+            let values = [
+                d.id.as_str(),
+                bdf.as_str(),
+                d.slot.as_deref().unwrap_or(""),
+                d.model.as_deref().or(d.name.as_deref()).unwrap_or(""),
+                d.serial.as_deref().unwrap_or(""),
+            ];
+            let pairs: Vec<(&str, &str)> = CHASSIS_LABELS.iter().copied().zip(values).collect();
+            let _ = writeln!(s, "{name}{{{}}} {v}", label_text(&pairs));
         }
     }
 }
@@ -468,44 +543,25 @@ fn esc(v: &str) -> String {
         .replace('\n', "\\n")
 }
 
-/// node_exporter textfile: gauges per function with a link, labelled bdf/slot/bay/model
-/// (a label with no value is left out), AER totals as `_total` counters, `# HELP` and
-/// `# TYPE` before every family, one series per label set, ending with a newline.
+/// node_exporter textfile: gauges per function with a link, AER totals as `_total`
+/// counters, the plan diff per place (`--against`), finding counts; base units (transfers
+/// per second, bytes per second); one label set per family whatever the flags and source
+/// ([`FUNCTION_LABELS`], [`PLACE_LABELS`], [`CHASSIS_LABELS`]: unknown values empty);
+/// `# HELP` and `# TYPE` before every family, one series per label set, a final newline.
 pub fn prometheus(a: &Audit) -> String {
     let mut s = String::new();
-    let model_of = |bdf: &str| {
-        a.drives
-            .iter()
-            .find(|d| d.bdf.as_deref() == Some(bdf))
-            .and_then(|d| d.model.clone())
-    };
     let rows: Vec<(String, &super::audit::FunctionReport)> = a
         .functions
         .iter()
         .filter(|f| f.link.is_some() || f.link_max.is_some() || f.aer.is_some())
-        .map(|f| {
-            let model = model_of(&f.bdf).unwrap_or_else(|| f.name.clone());
-            // node_exporter's rules: a label without a value is left out, never `slot=""`.
-            let labels = [
-                ("bdf", Some(f.bdf.as_str())),
-                ("slot", f.slot.as_deref()),
-                ("bay", f.bay.as_deref()),
-                ("model", Some(model.as_str())),
-            ]
-            .into_iter()
-            .filter_map(|(k, v)| v.filter(|v| !v.is_empty()).map(|v| (k, v)))
-            .map(|(k, v)| format!("{k}=\"{}\"", esc(v)))
-            .collect::<Vec<_>>()
-            .join(",");
-            (labels, f)
-        })
+        .map(|f| (function_labels(a, f), f))
         .collect();
     type Get = fn(&super::audit::FunctionReport) -> Option<f64>;
     let gauges: [(&str, &str, Get); 5] = [
         (
-            "laneplan_pcie_link_speed_gts",
-            "Current PCIe link speed in GT/s (0 when down).",
-            |f| f.link.map(|l| l.gts()),
+            "laneplan_pcie_link_speed_transfers_per_second",
+            "Current PCIe link speed in transfers per second per lane (8e9 for 8 GT/s; 0 when down).",
+            |f| f.link.map(|l| l.gts() * 1e9),
         ),
         (
             "laneplan_pcie_link_width",
@@ -513,9 +569,9 @@ pub fn prometheus(a: &Audit) -> String {
             |f| f.link.map(|l| f64::from(l.width)),
         ),
         (
-            "laneplan_pcie_link_max_speed_gts",
-            "Maximum PCIe link speed of the function in GT/s.",
-            |f| f.link_max.map(|l| l.gts()),
+            "laneplan_pcie_link_max_speed_transfers_per_second",
+            "Maximum PCIe link speed of the function in transfers per second per lane.",
+            |f| f.link_max.map(|l| l.gts() * 1e9),
         ),
         (
             "laneplan_pcie_link_max_width",
@@ -537,8 +593,7 @@ pub fn prometheus(a: &Audit) -> String {
         ),
     ];
     for (name, help, get) in gauges {
-        let _ = writeln!(s, "# HELP {name} {help}");
-        let _ = writeln!(s, "# TYPE {name} gauge");
+        family(&mut s, name, "gauge", help);
         for (labels, f) in &rows {
             if let Some(v) = get(f) {
                 let _ = writeln!(s, "{name}{{{labels}}} {v}");
@@ -547,11 +602,12 @@ pub fn prometheus(a: &Audit) -> String {
     }
     // Totals since boot only grow: a counter, named `_total` by the exposition rules.
     let name = "laneplan_pcie_aer_errors_total";
-    let _ = writeln!(
-        s,
-        "# HELP {name} AER errors reported by the function since boot."
+    family(
+        &mut s,
+        name,
+        "counter",
+        "AER errors reported by the function since boot.",
     );
-    let _ = writeln!(s, "# TYPE {name} counter");
     for (labels, f) in &rows {
         if let Some(aer) = &f.aer {
             for (sev, v) in [
@@ -559,14 +615,47 @@ pub fn prometheus(a: &Audit) -> String {
                 ("nonfatal", aer.nonfatal),
                 ("fatal", aer.fatal),
             ] {
-                let _ = writeln!(s, "{name}{{{labels},severity=\"{sev}\"}} {v}");
+                let _ = writeln!(s, "{name}{{{labels},aer_severity=\"{sev}\"}} {v}");
             }
         }
     }
     source_families(a, &mut s);
+    // The plan diff: one series per place, 1, its status a label (no series without a plan).
+    let name = "laneplan_plan_place_status";
+    family(
+        &mut s,
+        name,
+        "gauge",
+        "1 per place of the --against diff, labelled with its status (ok, missing, wrong-part, ...).",
+    );
+    for e in &a.bays {
+        let f = e
+            .bdf
+            .as_deref()
+            .and_then(|b| a.functions.iter().find(|f| f.bdf == b));
+        let device = f.map(|f| names_of(a, f).device).unwrap_or("");
+        let bay = e.bay.map(|b| b.to_string()).unwrap_or_default();
+        let values = [
+            e.place.as_str(),
+            e.bdf.as_deref().unwrap_or(""),
+            device,
+            e.slot.as_deref().unwrap_or(""),
+            bay.as_str(),
+            e.expected_part.as_deref().unwrap_or(""),
+            e.found_part.as_deref().unwrap_or(""),
+            e.found.as_deref().unwrap_or(""),
+            e.status.id(),
+        ];
+        let pairs: Vec<(&str, &str)> = PLACE_LABELS.iter().copied().zip(values).collect();
+        let _ = writeln!(s, "{name}{{{}}} 1", label_text(&pairs));
+    }
     let name = "laneplan_audit_findings";
-    let _ = writeln!(s, "# HELP {name} Findings of the last audit by severity.");
-    let _ = writeln!(s, "# TYPE {name} gauge");
+    family(
+        &mut s,
+        name,
+        "gauge",
+        "Findings of the last audit by severity.",
+    );
     let (e, w, n) = super::audit::counts(&a.findings);
     for (sev, v) in [("error", e), ("warning", w), ("note", n)] {
         let _ = writeln!(s, "{name}{{severity=\"{sev}\"}} {v}");

@@ -326,6 +326,21 @@ impl Reader<'_> {
             Err(e) if e.is_missing() => {}
             Err(e) => self.problem(Some(id.clone()), &e, "cannot read the driver link"),
         }
+        // Network interfaces (`net/eth0`): the name node_exporter's network series carry.
+        if self.view.as_ref().is_some_and(|v| v.has("net")) {
+            let net = join(dir, "net");
+            match self.fs.list(&net) {
+                // Each interface is a directory (`gather` records it, so a replay has it).
+                Ok(names) => {
+                    f.net = names
+                        .into_iter()
+                        .filter(|n| self.fs.is_dir(&join(&net, n)))
+                        .collect()
+                }
+                Err(e) if e.is_missing() => {}
+                Err(e) => self.problem(Some(id.clone()), &e, "cannot list its net/ directory"),
+            }
+        }
         if let Some(s) = self.opt(&id, dir, "numa_node") {
             match s.trim().parse::<i64>() {
                 Ok(n) if n >= 0 => f.numa_node = u32::try_from(n).ok(),

@@ -72,6 +72,11 @@ impl Objective {
     }
 }
 
+impl Objective {
+    /// Every `--objective` value, as [`FromStr`] takes it.
+    pub const NAMES: [&'static str; 6] = ["auto", "read", "write", "mixed", "balanced", "served"];
+}
+
 impl FromStr for Objective {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
@@ -567,11 +572,7 @@ pub(crate) fn resolve<'a>(
         let p = eval::part_spec(catalog, &id).ok_or_else(|| {
             req_err(
                 format!("unknown part `{id}`"),
-                Some(crate::suggest::help_with(
-                    &id,
-                    catalog.parts.keys().map(String::as_str),
-                    "`laneplan parts` lists the catalogue",
-                )),
+                Some(catalog.unknown_part_help(&id)),
             )
         })?;
         if p.is_drive() {

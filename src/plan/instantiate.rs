@@ -1245,24 +1245,9 @@ pub fn compress_ranges(v: &[u16]) -> String {
 }
 
 fn unknown_part(catalog: &Catalog, id: &str, loc: Location) -> Finding {
-    // Suggest the closest ids by shared prefix, like a linter would.
-    let mut near: Vec<&str> = catalog
-        .parts
-        .keys()
-        .map(String::as_str)
-        .filter(|k| {
-            let p = id.split('-').next().unwrap_or(id);
-            !p.is_empty() && k.starts_with(p)
-        })
-        .collect();
-    near.truncate(5);
-    let help = if near.is_empty() {
-        "`laneplan parts` lists the catalogue".to_string()
-    } else {
-        format!("did you mean: {}", near.join(", "))
-    };
+    // A near typo, else the parts the id is a search for (`cx5`), as `--part` does.
     Finding::of(Code::UnknownPart, format!("unknown part `{id}`"))
-        .with_help(help)
+        .with_help(catalog.unknown_part_help(id))
         .at(loc)
 }
 

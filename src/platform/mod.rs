@@ -149,6 +149,47 @@ impl Part {
             self.def.fits.iter().map(|k| k.get_ref().clone()).collect()
         }
     }
+
+    /// The vendors of its PCI ids (`15b3` -> `Mellanox Technologies`, from the embedded
+    /// pci.ids), each once.
+    pub fn vendors(&self) -> Vec<String> {
+        use crate::host::names::PciNames;
+        let mut out: Vec<String> = Vec::new();
+        for p in &self.def.pci {
+            let Some(v) =
+                p.id.get_ref()
+                    .split(':')
+                    .next()
+                    .and_then(|v| u16::from_str_radix(v, 16).ok())
+            else {
+                continue;
+            };
+            if let Some(name) = crate::host::names::Embedded.vendor(v)
+                && !out.contains(&name)
+            {
+                out.push(name);
+            }
+        }
+        out
+    }
+
+    /// True when `query` is part of its id, name or a vendor's name, ignoring case, and
+    /// also ignoring everything but letters and digits (`connectx5` finds `ConnectX-5`).
+    pub fn matches(&self, query: &str) -> bool {
+        let plain = |s: &str| -> String {
+            s.chars()
+                .filter(char::is_ascii_alphanumeric)
+                .map(|c| c.to_ascii_lowercase())
+                .collect()
+        };
+        let q = query.to_lowercase();
+        let qp = plain(query);
+        let mut fields = vec![self.id().to_string(), self.def.name.clone()];
+        fields.extend(self.vendors());
+        fields
+            .iter()
+            .any(|f| f.to_lowercase().contains(&q) || (!qp.is_empty() && plain(f).contains(&qp)))
+    }
 }
 
 /// Everything laneplan knows: platforms by id and parts by id. Ids are lowercase (checked
@@ -308,6 +349,52 @@ impl Catalog {
         self.parts
             .get(id)
             .or_else(|| self.parts.get(&id.to_ascii_lowercase()))
+    }
+
+    /// `laneplan parts SEARCH`: the parts [`Part::matches`] `query`, in id order.
+    pub fn search_parts(&self, query: &str) -> Vec<&Part> {
+        self.parts.values().filter(|p| p.matches(query)).collect()
+    }
+
+    /// The catalogue with only the parts that match `query` (platforms kept).
+    pub fn with_parts_matching(&self, query: &str) -> Catalog {
+        Catalog {
+            platforms: self.platforms.clone(),
+            parts: self
+                .parts
+                .iter()
+                .filter(|(_, p)| p.matches(query))
+                .map(|(k, p)| (k.clone(), p.clone()))
+                .collect(),
+        }
+    }
+
+    /// The part ids an unknown `id` may have meant: a near typo
+    /// ([`crate::suggest::did_you_mean`]), else the parts it is a search for (`cx5` ->
+    /// `mellanox-cx5-100g`), at most five.
+    pub fn part_suggestions(&self, id: &str) -> Vec<&str> {
+        if let Some(k) = crate::suggest::did_you_mean(id, self.parts.keys().map(String::as_str)) {
+            return vec![k];
+        }
+        let mut found: Vec<&str> = self.search_parts(id).into_iter().map(Part::id).collect();
+        found.truncate(5);
+        found
+    }
+
+    /// The help line of an unknown part: its suggestions, then where the catalogue is.
+    pub fn unknown_part_help(&self, id: &str) -> String {
+        let rest = "`laneplan parts SEARCH` searches the catalogue";
+        match self.part_suggestions(id)[..] {
+            [] => rest.to_string(),
+            [one] => format!("did you mean `{one}`? {rest}"),
+            ref many => format!(
+                "did you mean one of {}? {rest}",
+                many.iter()
+                    .map(|k| format!("`{k}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        }
     }
 }
 

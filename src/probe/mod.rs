@@ -131,7 +131,11 @@ pub struct Progress {
     pub devices: Vec<progress::DeviceRate>,
     /// Completed I/Os, ramp included, all devices of this run.
     pub done: u64,
+    /// Time since this run (step) began: what the ETA of the step is counted from.
     pub elapsed: Duration,
+    /// Time since the first run of the probe began: the elapsed time the line shows, of
+    /// the whole probe like its ETA.
+    pub total_elapsed: Duration,
     /// Expected length (ramp + runtime) for time-bounded runs.
     pub expected: Option<Duration>,
     /// Expected I/O count for count-bounded runs.
@@ -421,51 +425,119 @@ fn prefer_threads(prepared: &[Prepared]) -> Option<Finding> {
 /// The share of each device a run covers unless told (the reviews ran 25 %, fio's `--size=25%`).
 pub const DEFAULT_WORKING_SET: f64 = 0.25;
 
-/// The fio command line for the same workload and bounds on `filename`; `bytes` as in
-/// `Workload::fio_args`.
+/// One target of the fio command: its path, and its working set and alignment in bytes
+/// where known (else the share is given in percent).
+#[derive(Debug, Clone, Copy)]
+pub struct FioTarget<'a> {
+    pub filename: &'a str,
+    pub bytes: Option<(u64, u64)>,
+}
+
+/// A duration as fio takes it, in the unit it is whole in: `10s`, `300ms`, `1500us`.
+pub fn fio_duration(d: Duration) -> String {
+    if d.subsec_nanos() == 0 {
+        format!("{}s", d.as_secs())
+    } else if d.as_nanos().is_multiple_of(1_000_000) {
+        format!("{}ms", d.as_millis())
+    } else {
+        format!("{}us", d.as_micros())
+    }
+}
+
+/// A word for the shell: as is when plain, else single-quoted.
+fn shell_word(w: &str) -> String {
+    let plain = !w.is_empty()
+        && w.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"/._-+=:,@%".contains(&b));
+    if plain {
+        w.to_string()
+    } else {
+        format!("'{}'", w.replace('\'', "'\\''"))
+    }
+}
+
+/// The fio command line that runs what the probe ran: the workload on each target (one fio
+/// job, or `numjobs` of them, per target), the engine as it ran (`threads`: the pread/pwrite
+/// thread engine, fio's psync with one job per thread; else io_uring at the queue depth),
+/// the bounds in the units given (`--runtime=300ms`), the rate per fio job. Several
+/// targets: `together` runs them at once (a reporting group each, `--new_group`), else one
+/// after the other (`--stonewall`), as the probe does. `None` for a trace.
 pub fn fio_command(
     w: &Workload,
     opts: &ProbeOptions,
-    filename: &str,
-    bytes: Option<(u64, u64)>,
+    threads: bool,
+    targets: &[FioTarget<'_>],
+    together: bool,
 ) -> Option<String> {
-    let secs = |d: Duration| {
-        let s = format!("{:.3}", d.as_secs_f64());
-        s.trim_end_matches('0').trim_end_matches('.').to_string()
-    };
-    let mut c = format!(
-        "fio --name=probe --filename={filename} --direct=1 {}",
-        w.fio_args(opts.working_set, bytes)?
-    );
+    let mut common = w.fio_job_args(threads)?;
+    let fio_jobs = u64::from(w.fio_jobs(threads));
+    common.insert(0, "--direct=1".into());
     match opts.bound {
-        Bound::Time(d) => c.push_str(&format!(
-            " --time_based --ramp_time={} --runtime={}",
-            secs(opts.ramp),
-            secs(d)
+        Bound::Time(d) => common.push(format!(
+            "--time_based --ramp_time={} --runtime={}",
+            fio_duration(opts.ramp),
+            fio_duration(d)
         )),
         // Ours counts per device, fio's per job. `--io_size` lets fio, like laneplan, go
         // round the working set again instead of stopping at its end (enough bytes for the
         // largest block every time); `--number_ios` stops it at the count.
         Bound::Ios(n) => {
-            let per_job = n.div_ceil(u64::from(w.jobs.max(1)));
-            c.push_str(&format!(
-                " --io_size={} --number_ios={per_job}",
+            let per_job = n.div_ceil(fio_jobs);
+            common.push(format!(
+                "--io_size={} --number_ios={per_job}",
                 per_job.saturating_mul(u64::from(w.bs.max()))
             ));
         }
     }
     if let Some(r) = opts.rate {
         // Ours is per device, fio's per job.
-        let per_job = r / f64::from(w.jobs.max(1));
+        let per_job = r / fio_jobs as f64;
         // fio takes whole IOPS, and 0 means no limit: never print 0.
-        c.push_str(&format!(" --rate_iops={}", (per_job.round() as u64).max(1)));
+        common.push(format!("--rate_iops={}", (per_job.round() as u64).max(1)));
     }
     if w.pattern == workload::Pattern::Random {
         // Offsets drawn with replacement, a new sequence every run, as laneplan draws them.
-        c.push_str(" --norandommap --randrepeat=0");
+        common.push("--norandommap --randrepeat=0".into());
     }
-    c.push_str(" --lat_percentiles=1");
-    Some(c)
+    common.push("--lat_percentiles=1".into());
+    let job = |t: &FioTarget<'_>, name: &str| {
+        let mut j = vec![
+            format!("--name={name}"),
+            format!("--filename={}", shell_word(t.filename)),
+        ];
+        j.extend(w.fio_size_args(threads, opts.working_set, t.bytes));
+        j
+    };
+    let mut c = vec!["fio".to_string()];
+    match targets {
+        [] => return None,
+        // One target: every option belongs to its job.
+        [t] => {
+            let mut j = job(t, "probe");
+            let size = j.split_off(2);
+            c.extend(j);
+            c.extend(common);
+            c.extend(size);
+        }
+        // Several: the common options are global (before the first job), each target a job.
+        many => {
+            c.extend(common);
+            for (i, t) in many.iter().enumerate() {
+                c.extend(job(t, &format!("probe{}", i + 1)));
+                if i > 0 {
+                    c.push(
+                        if together {
+                            "--new_group"
+                        } else {
+                            "--stonewall"
+                        }
+                        .into(),
+                    );
+                }
+            }
+        }
+    }
+    Some(c.join(" "))
 }
 
 /// What one set of devices running at once measured.
@@ -477,14 +549,15 @@ struct SetResult {
 }
 
 /// Runs `set` at once, each device with its own jobs. `rate` is per device; `phase` names
-/// the run and its step (k of n) for progress.
+/// the run and its step (k of n) for progress, `run_start` (ns) when the probe's first run
+/// began.
 fn run_set(
     set: &[&Prepared],
     opts: &ProbeOptions,
     engine: EngineKind,
     rate: Option<f64>,
     stop: &Arc<AtomicBool>,
-    (phase, step): (&str, (usize, usize)),
+    (phase, step, run_start): (&str, (usize, usize), u64),
     progress: &dyn Fn(&Progress),
 ) -> SetResult {
     let start = engine::now_ns();
@@ -576,6 +649,7 @@ fn run_set(
                 .collect(),
             done,
             elapsed,
+            total_elapsed: Duration::from_nanos(now.saturating_sub(run_start)),
             expected,
             expected_ios,
         });
@@ -697,6 +771,8 @@ pub fn run(
         findings.extend(d.findings(s.first_error.as_deref()));
         devices.push(d);
     };
+    // The progress line's elapsed time counts from here, like its ETA (the whole probe).
+    let run_start = engine::now_ns();
     if opts.together && prepared.len() > 1 {
         let set: Vec<&Prepared> = prepared.iter().collect();
         let r = run_set(
@@ -705,7 +781,7 @@ pub fn run(
             engine,
             opts.rate,
             stop,
-            ("all devices", (1, 1)),
+            ("all devices", (1, 1), run_start),
             progress,
         );
         let mut all = JobStats::new();
@@ -752,7 +828,7 @@ pub fn run(
                 engine,
                 opts.rate,
                 stop,
-                (&label, (step, steps)),
+                (&label, (step, steps), run_start),
                 progress,
             );
             ring_setup = ring_setup.or(r.stats[0].ring_setup.clone());
@@ -799,7 +875,7 @@ pub fn run(
                         engine,
                         Some(rate),
                         stop,
-                        (&format!("{label} at {pct} %"), (step, steps)),
+                        (&format!("{label} at {pct} %"), (step, steps), run_start),
                         progress,
                     );
                     let d = DeviceResult::build(
@@ -884,9 +960,22 @@ pub fn run(
             working_set: opts.working_set,
             trace: w.trace.as_ref().map(|t| t.format.to_string()),
             source: w.source.map(str::to_string),
-            fio: match prepared.as_slice() {
-                [p] => fio_command(w, opts, &paths[0], Some((p.ws, p.open.align))),
-                _ => fio_command(w, opts, "DEV", None),
+            fio: {
+                let targets: Vec<FioTarget<'_>> = prepared
+                    .iter()
+                    .zip(&paths)
+                    .map(|(p, path)| FioTarget {
+                        filename: path,
+                        bytes: Some((p.ws, p.open.align)),
+                    })
+                    .collect();
+                fio_command(
+                    w,
+                    opts,
+                    engine == EngineKind::Sync,
+                    &targets,
+                    mode == "together",
+                )
             },
         },
         devices,

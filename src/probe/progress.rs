@@ -1,6 +1,6 @@
 //! Live progress of a probe, fio-style: one line per refresh with the step (k of n), each
-//! device's IOPS and MB/s over the last second, the elapsed time of the step and the ETA of
-//! the whole run. [`line`] formats; the CLI decides where (and whether) to show it.
+//! device's IOPS and MB/s over the last second, the elapsed time and the ETA, both of the
+//! whole probe (every step). [`line`] formats; the CLI decides where (and whether) to show it.
 
 use std::collections::VecDeque;
 use std::time::Duration;
@@ -119,7 +119,7 @@ pub fn line(p: &super::Progress) -> String {
             s.push_str(&format!(" ({})", each.join("; ")));
         }
     }
-    s.push_str(&format!("; {} elapsed", clock(p.elapsed)));
+    s.push_str(&format!("; {} elapsed", clock(p.total_elapsed)));
     if let Some(e) = eta(p) {
         s.push_str(&format!(", eta {}", clock(e)));
     }
@@ -149,12 +149,14 @@ mod tests {
             devices: vec![dev("nvme0n1", 41_234.0, 168.9)],
             done: 200_000,
             elapsed: Duration::from_millis(5_400),
+            // Step 1 took its 12 s: the line counts the whole probe, as its ETA does.
+            total_elapsed: Duration::from_millis(17_400),
             expected: Some(Duration::from_secs(12)),
             expected_ios: None,
         };
         assert_eq!(
             line(&p),
-            "[2/13] nvme0n1 at 10 %: 41.2k IOPS, 168.9 MB/s; 0:05 elapsed, eta 2:18"
+            "[2/13] nvme0n1 at 10 %: 41.2k IOPS, 168.9 MB/s; 0:17 elapsed, eta 2:18"
         );
     }
 
@@ -170,6 +172,7 @@ mod tests {
             ],
             done: 9_000_000,
             elapsed: Duration::from_secs(4),
+            total_elapsed: Duration::from_secs(4),
             expected: Some(Duration::from_secs(12)),
             expected_ios: None,
         };
@@ -189,6 +192,7 @@ mod tests {
             devices: vec![dev("data.img", 0.0, 0.0)],
             done: 0,
             elapsed: Duration::ZERO,
+            total_elapsed: Duration::ZERO,
             expected: None,
             expected_ios: Some(100_000),
         };
@@ -196,6 +200,7 @@ mod tests {
         let p = Progress {
             done: 50_000,
             elapsed: Duration::from_secs(5),
+            total_elapsed: Duration::from_secs(5),
             devices: vec![dev("data.img", 10_000.0, 41.0)],
             ..p
         };

@@ -188,6 +188,27 @@ impl Workload {
     /// set: fio's `--offset_increment`. `None` for a trace (fio replays it with
     /// `--read_iolog=FILE --replay_no_stall=1`).
     pub fn fio_args(&self, working_set: f64, bytes: Option<(u64, u64)>) -> Option<String> {
+        // One I/O in flight goes as a plain pread, as `--engine auto` does.
+        let threads = self.qd == 1;
+        let mut a = self.fio_job_args(threads)?;
+        a.extend(self.fio_size_args(threads, working_set, bytes));
+        Some(a.join(" "))
+    }
+
+    /// fio's jobs for one of ours: `jobs`, or with the pread/pwrite thread engine (which runs
+    /// one thread per outstanding I/O) `jobs x qd` psync jobs.
+    pub fn fio_jobs(&self, threads: bool) -> u32 {
+        if threads {
+            self.jobs.max(1) * self.qd.max(1)
+        } else {
+            self.jobs.max(1)
+        }
+    }
+
+    /// The options of [`Workload::fio_args`] that hold for every target: pattern, sizes,
+    /// mix, engine (`threads`: the pread/pwrite engine ran, fio's `psync` with one job per
+    /// thread; else io_uring at the queue depth) and jobs. `None` for a trace.
+    pub fn fio_job_args(&self, threads: bool) -> Option<Vec<String>> {
         if self.trace.is_some() {
             return None;
         }
@@ -206,27 +227,36 @@ impl Workload {
         if !matches!(self.read_pct, 0 | 100) {
             a.push(format!("--rwmixread={}", self.read_pct));
         }
-        // One I/O in flight goes as a plain pread, as `--engine auto` does.
-        if self.qd == 1 {
+        if threads {
             a.push("--ioengine=psync".into());
         } else {
             a.push(format!("--ioengine=io_uring --iodepth={}", self.qd));
         }
-        // `share` of the working set: in bytes where known, else whole percent.
+        let jobs = self.fio_jobs(threads);
+        if jobs > 1 {
+            a.push(format!("--numjobs={jobs} --group_reporting"));
+        }
+        Some(a)
+    }
+
+    /// The per-target options: `share` of the working set, in bytes where known (its size
+    /// and alignment), else whole percent; sequential jobs split it (`--offset_increment`).
+    pub fn fio_size_args(
+        &self,
+        threads: bool,
+        working_set: f64,
+        bytes: Option<(u64, u64)>,
+    ) -> Vec<String> {
         let size = |jobs: u64| match bytes {
             Some((ws, align)) => (ws / jobs / align.max(1) * align.max(1)).to_string(),
             None => format!("{}%", ((working_set * 100.0 / jobs as f64) as u64).max(1)),
         };
-        if self.jobs > 1 {
-            a.push(format!("--numjobs={} --group_reporting", self.jobs));
-            if self.pattern == Pattern::Sequential {
-                let part = size(u64::from(self.jobs));
-                a.push(format!("--size={part} --offset_increment={part}"));
-                return Some(a.join(" "));
-            }
+        let jobs = self.fio_jobs(threads);
+        if jobs > 1 && self.pattern == Pattern::Sequential {
+            let part = size(u64::from(jobs));
+            return vec![format!("--size={part} --offset_increment={part}")];
         }
-        a.push(format!("--size={}", size(1)));
-        Some(a.join(" "))
+        vec![format!("--size={}", size(1))]
     }
 
     /// fio `--rw` for this pattern and mix.
@@ -241,6 +271,17 @@ impl Workload {
         }
     }
 }
+
+/// Every `--rw` pattern, fio's names (`readwrite` is `rw`).
+pub const RW_NAMES: [&str; 7] = [
+    "read",
+    "write",
+    "randread",
+    "randwrite",
+    "rw",
+    "readwrite",
+    "randrw",
+];
 
 /// One built-in profile.
 #[derive(Debug, Clone, Copy)]

@@ -167,15 +167,17 @@ fn prometheus_textfile() {
         value.parse::<f64>().unwrap();
         assert!(series.insert(name.to_string()), "duplicate series {name}");
     }
-    assert_eq!(types, 7);
+    // Five link gauges, the AER counter, the plan places (no series without --against), findings.
+    assert_eq!(types, 8);
     assert!(text.contains(
-        "laneplan_pcie_link_downtrained{bdf=\"0000:b0:00.0\",slot=\"4-2\",model=\"Micron_9300_MTFDHAL3T8TDP\"} 1\n"
+        "laneplan_pcie_link_downtrained{pci=\"0000:b0:00.0\",device=\"nvme5n1\",serial=\"1941002A5F06\",slot=\"4-2\",bay=\"\",model=\"Micron_9300_MTFDHAL3T8TDP\"} 1\n"
+    ));
+    // 2.5 GT/s in base units: transfers per second.
+    assert!(text.contains(
+        "laneplan_pcie_link_speed_transfers_per_second{pci=\"0000:d9:00.0\",device=\"nvme9n1\",serial=\"1941002A5F0A\",slot=\"8-2\",bay=\"\",model=\"Micron_9300_MTFDHAL3T8TDP\"} 2500000000\n"
     ));
     assert!(text.contains(
-        "laneplan_pcie_link_speed_gts{bdf=\"0000:d9:00.0\",slot=\"8-2\",model=\"Micron_9300_MTFDHAL3T8TDP\"} 2.5\n"
-    ));
-    assert!(text.contains(
-        "laneplan_pcie_aer_errors_total{bdf=\"0000:5d:02.0\",model=\"Intel Corporation Sky Lake-E PCI Express Root Port C\",severity=\"correctable\"} 57\n"
+        "laneplan_pcie_aer_errors_total{pci=\"0000:5d:02.0\",device=\"\",serial=\"\",slot=\"\",bay=\"\",model=\"Intel Corporation Sky Lake-E PCI Express Root Port C\",aer_severity=\"correctable\"} 57\n"
     ));
     assert!(text.contains("laneplan_audit_findings{severity=\"error\"} 3\n"));
 }

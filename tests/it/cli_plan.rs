@@ -366,7 +366,12 @@ fn parts_lists_the_catalogue() {
     );
     let (code, _, err) = laneplan(&["parts", "--class", "ssd"]);
     assert_eq!(code, 2);
-    assert!(err.contains("expected nvme, sas-drive"), "{err}");
+    // The values, and the nearest (clap's, as for every enumerated flag).
+    assert!(
+        err.contains("[possible values: nvme, sas-drive, sata-drive,")
+            && err.contains("a similar value exists: 'sas-drive'"),
+        "{err}"
+    );
 }
 
 /// The whole-plan checks are a table of rules: each emits only the codes its row names, the

@@ -27,7 +27,9 @@ fn did_you_mean_platforms_options_profiles_parts() {
         .args(["probe", "--profile", "4k-randrea", "--dry-run", "/dev/null"])
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("did you mean `4k-randread`?"));
+        .stderr(predicate::str::contains(
+            "a similar value exists: '4k-randread'",
+        ));
     laneplan()
         .args(["place", "r740xd", "--part", "perc-h740p-adaptor"])
         .assert()
@@ -260,6 +262,7 @@ fn readme_progress_line_is_what_the_formatter_prints() {
         }],
         done: 200_000,
         elapsed: std::time::Duration::from_millis(5_400),
+        total_elapsed: std::time::Duration::from_millis(17_400),
         expected: Some(std::time::Duration::from_secs(12)),
         expected_ios: None,
     };

@@ -354,7 +354,7 @@ fn dgx2_text() {
     insta::assert_snapshot!("hwloc-dgx2.txt", out);
 }
 
-/// `--prometheus`: hwloc's current GB/s per function, no downtrain gauge (no maximum).
+/// `--prometheus`: hwloc's current link in bytes per second per function, no downtrain gauge (no maximum).
 #[test]
 fn dgx2_prometheus() {
     let t = tempfile::tempdir().unwrap();
@@ -368,10 +368,11 @@ fn dgx2_prometheus() {
     let text = std::fs::read_to_string(&p).unwrap();
     let gbs: Vec<&str> = text
         .lines()
-        .filter(|l| l.starts_with("laneplan_pcie_link_current_gbs{"))
+        .filter(|l| l.starts_with("laneplan_pcie_link_current_bytes_per_second{"))
         .collect();
     assert_eq!(gbs.len(), 84);
-    assert!(gbs.contains(&"laneplan_pcie_link_current_gbs{bdf=\"0000:34:00.0\",model=\"NVIDIA Corporation GV100GL [Tesla V100 SXM3 32GB] (NVIDIA Corporation Tesla V100-SXM3-32GB-H)\"} 15.753846"));
+    // hwloc's 15.753846 GB/s in base units.
+    assert!(gbs.contains(&"laneplan_pcie_link_current_bytes_per_second{pci=\"0000:34:00.0\",device=\"\",serial=\"\",slot=\"\",bay=\"\",model=\"NVIDIA Corporation GV100GL [Tesla V100 SXM3 32GB] (NVIDIA Corporation Tesla V100-SXM3-32GB-H)\"} 15753846000"));
     assert!(
         !text
             .lines()

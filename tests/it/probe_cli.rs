@@ -103,7 +103,12 @@ fn input_errors_exit_2() {
     lp().args(["probe", "--profile", "nope", "/tmp/x"])
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("unknown profile `nope`"));
+        .stderr(predicate::str::contains(
+            "invalid value 'nope' for '--profile <PROFILE>'",
+        ))
+        .stderr(predicate::str::contains(
+            "[possible values: 4k-randread, 4k-randwrite,",
+        ));
     lp().args(["probe", "--ios", "1", "/nonexistent/dir/x.img"])
         .assert()
         .code(2)

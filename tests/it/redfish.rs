@@ -447,9 +447,9 @@ fn tower_prometheus() {
     assert_eq!(
         down,
         [
-            "laneplan_chassis_link_downtrained{device=\"/redfish/v1/Chassis/Tower/PCIeDevices/Slot3\",slot=\"Slot 3\",model=\"SuperFC 5000\"} 1",
-            "laneplan_chassis_link_downtrained{device=\"/redfish/v1/Chassis/Tower/PCIeDevices/Slot4\",slot=\"Slot 4\",model=\"SuperFC 5000\"} 1",
-            "laneplan_chassis_link_downtrained{device=\"/redfish/v1/Chassis/Tower/PCIeDevices/IntegratedNIC\",model=\"SuperNIC 2000\"} 1",
+            "laneplan_chassis_link_downtrained{redfish_id=\"/redfish/v1/Chassis/Tower/PCIeDevices/Slot3\",pci=\"\",slot=\"Slot 3\",model=\"SuperFC 5000\",serial=\"2M220100SL\"} 1",
+            "laneplan_chassis_link_downtrained{redfish_id=\"/redfish/v1/Chassis/Tower/PCIeDevices/Slot4\",pci=\"\",slot=\"Slot 4\",model=\"SuperFC 5000\",serial=\"2M220100SM\"} 1",
+            "laneplan_chassis_link_downtrained{redfish_id=\"/redfish/v1/Chassis/Tower/PCIeDevices/IntegratedNIC\",pci=\"\",slot=\"\",model=\"SuperNIC 2000\",serial=\"2M220100SL\"} 1",
         ]
     );
     assert_eq!(
@@ -458,7 +458,7 @@ fn tower_prometheus() {
             .count(),
         6
     );
-    assert!(text.contains("laneplan_chassis_link_width{device=\"/redfish/v1/Chassis/Tower/PCIeDevices/Slot3\",slot=\"Slot 3\",model=\"SuperFC 5000\"} 2\n"));
+    assert!(text.contains("laneplan_chassis_link_width{redfish_id=\"/redfish/v1/Chassis/Tower/PCIeDevices/Slot3\",pci=\"\",slot=\"Slot 3\",model=\"SuperFC 5000\",serial=\"2M220100SL\"} 2\n"));
     assert!(text.contains("laneplan_audit_findings{severity=\"error\"} 3\n"));
 }
 

@@ -163,7 +163,9 @@ fn color_flag_beside_no_color() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("auto, always or never"));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("[possible values: auto, always, never]")
+    );
 }
 
 fn strip_ansi(s: &str) -> String {
