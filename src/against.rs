@@ -183,6 +183,14 @@ pub struct DiffEntry {
     pub found_numa: Option<u32>,
     pub status: DiffStatus,
     pub problems: Vec<String>,
+    /// The platform slot (id) an unplanned card sits in, where the platform tells which:
+    /// the slot's physical slot number, its locator, or the only slot of its root complex.
+    /// Drawn by `bays` in that slot.
+    #[serde(skip)]
+    pub in_slot: Option<String>,
+    /// The device class of what was found.
+    #[serde(skip)]
+    pub found_class: Option<DeviceClass>,
 }
 
 /// The diff and its findings.
@@ -234,7 +242,9 @@ enum Position {
         bays: Vec<u16>,
     },
     EmptySlot {
+        slot: String,
         label: String,
+        slot_number: Option<u32>,
     },
 }
 
@@ -627,7 +637,7 @@ pub fn diff_in(plan: &Plan, audit: &Audit, catalog: Option<&Catalog>) -> Diff {
         let empty_slots: Vec<&str> = positions
             .iter()
             .filter_map(|p| match p {
-                Position::EmptySlot { label } => Some(label.as_str()),
+                Position::EmptySlot { label, .. } => Some(label.as_str()),
                 _ => None,
             })
             .collect();
@@ -641,8 +651,45 @@ pub fn diff_in(plan: &Plan, audit: &Audit, catalog: Option<&Catalog>) -> Diff {
             .collect();
         endpoints
             .retain(|f| card_top(audit, f).is_none_or(|p| !matched_tops.contains(p.bdf.as_str())));
+        // The planned-empty slots of this root complex: an unplanned card is drawn in one by
+        // its physical slot number, its locator, or as the root complex's only slot.
+        let empty: Vec<(&String, Option<u32>)> = positions
+            .iter()
+            .filter_map(|p| match p {
+                Position::EmptySlot {
+                    slot, slot_number, ..
+                } => Some((slot, *slot_number)),
+                _ => None,
+            })
+            .collect();
+        let only_slot = positions.iter().all(|p| {
+            matches!(
+                p,
+                Position::EmptySlot { .. } | Position::Bay { drive: None, .. }
+            )
+        }) && empty.len() == 1;
+        let mut taken_slots: std::collections::BTreeSet<&String> = Default::default();
         for f in endpoints {
             let mut e = unexpected(audit, f, socket_label.clone(), catalog);
+            let top = card_top(audit, f).map(|p| p.bdf.as_str()).unwrap_or("");
+            let pick = empty
+                .iter()
+                .find(|(_, n)| n.is_some() && *n == card_slot(f))
+                .or_else(|| {
+                    empty.iter().find(|(id, _)| {
+                        plan.slots.get(*id).is_some_and(|s| {
+                            s.def.locator.iter().any(|l| {
+                                f.bdf.starts_with(l.as_str()) || top.starts_with(l.as_str())
+                            })
+                        })
+                    })
+                })
+                .or_else(|| empty.first().filter(|_| only_slot))
+                .filter(|(id, _)| !taken_slots.contains(id));
+            if let Some((id, _)) = pick {
+                taken_slots.insert(id);
+                e.in_slot = Some((*id).clone());
+            }
             if !empty_slots.is_empty() {
                 e.problems[0].push_str(&format!(
                     " (planned empty there: {})",
@@ -900,6 +947,8 @@ impl DiffEntry {
             found_numa: found.and_then(|f| f.numa_node),
             status: DiffStatus::Ok,
             problems: Vec::new(),
+            in_slot: None,
+            found_class: found.map(|f| device_class(class_code(f))),
         }
     }
 }
@@ -1153,7 +1202,9 @@ fn collect(plan: &Plan, ix: NodeIndex, out: &mut Vec<Position>) {
                 .map(|v| *v.get_ref());
             match card {
                 None => out.push(Position::EmptySlot {
+                    slot: n.id.clone(),
                     label: n.label.clone(),
+                    slot_number,
                 }),
                 Some(c) => match t.node(c).kind {
                     NodeKind::Device {

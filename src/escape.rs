@@ -54,8 +54,28 @@ fn sgr_len(s: &str) -> Option<usize> {
     (rest.as_bytes().get(n) == Some(&b'm')).then_some(2 + n + 1)
 }
 
+/// Rendered text that paints no colour of its own (tables, trees, findings): like
+/// [`terminal`], but line feeds and tabs are kept. An SGR sequence here can only have come
+/// from a name, so it is shown, not kept.
+pub fn terminal_plain(s: &str) -> Cow<'_, str> {
+    let unsafe_at = |c: char| is_unsafe_for_terminal(c) && c != '\n' && c != '\t';
+    if !s.chars().any(unsafe_at) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if unsafe_at(c) {
+            push_escaped(&mut out, c);
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
 /// Rendered text for the terminal: like [`terminal`], but line feeds, tabs and SGR colour
-/// sequences are kept.
+/// sequences are kept. Only for the bay picture, which paints its own colour and escapes
+/// every name it draws with [`terminal`] first.
 pub fn terminal_text(s: &str) -> Cow<'_, str> {
     let unsafe_at = |c: char| is_unsafe_for_terminal(c) && c != '\n' && c != '\t';
     if !s.chars().any(unsafe_at) {

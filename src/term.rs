@@ -172,7 +172,7 @@ impl Term {
         for r in rows {
             table.add_row(
                 keep.iter()
-                    .map(|&i| crate::escape::terminal_text(&r[i]).into_owned()),
+                    .map(|&i| crate::escape::terminal_plain(&r[i]).into_owned()),
             );
         }
         let note = self.left_out_note(header, &keep);
@@ -201,7 +201,11 @@ impl Term {
 
     /// Prose: ASCII when asked, long lines wrapped at spaces with a hanging indent.
     pub fn wrap(&self, text: &str) -> String {
-        self.per_line(text, |line, out| {
+        self.wrap_in(text, false)
+    }
+
+    fn wrap_in(&self, text: &str, painted: bool) -> String {
+        self.per_line_in(text, painted, |line, out| {
             let w = match self.width {
                 Some(w) if visible_len(line) > w => w,
                 _ => {
@@ -237,9 +241,29 @@ impl Term {
         })
     }
 
-    fn per_line(&self, text: &str, mut f: impl FnMut(&str, &mut String)) -> String {
-        // Control characters in names never reach the terminal raw (SGR colour does).
-        let text = crate::escape::terminal_text(text);
+    /// [`wrap`](Self::wrap) for text that paints its own colour (the bay picture, whose
+    /// names are escaped where it draws them): its SGR sequences are kept.
+    pub fn wrap_painted(&self, text: &str) -> String {
+        self.wrap_in(text, true)
+    }
+
+    fn per_line(&self, text: &str, f: impl FnMut(&str, &mut String)) -> String {
+        self.per_line_in(text, false, f)
+    }
+
+    fn per_line_in(
+        &self,
+        text: &str,
+        painted: bool,
+        mut f: impl FnMut(&str, &mut String),
+    ) -> String {
+        // Control characters in names never reach the terminal raw; SGR colour only in text
+        // that paints its own (`wrap_painted`).
+        let text = if painted {
+            crate::escape::terminal_text(text)
+        } else {
+            crate::escape::terminal_plain(text)
+        };
         let text = if self.ascii {
             to_ascii(&text)
         } else {
@@ -400,8 +424,12 @@ mod tests {
     fn escapes_take_no_columns() {
         assert_eq!(visible_len("\x1b[1;31mabc\x1b[0m"), 3);
         let t = Term::width(5);
-        assert_eq!(t.fit("\x1b[31mabcdefgh"), "\x1b[31mabcd\x1b[0m…");
-        assert_eq!(t.fit("\x1b[31mabc\x1b[0m"), "\x1b[31mabc\x1b[0m");
+        // Painted text (the bay picture) keeps its colour, which takes no columns.
+        assert_eq!(t.wrap_painted("\x1b[31mabcdefgh"), "\x1b[31mabcd\x1b[0m…");
+        assert_eq!(t.wrap_painted("\x1b[31mabc\x1b[0m"), "\x1b[31mabc\x1b[0m");
+        // Elsewhere an SGR sequence can only come from a name: shown, never kept.
+        assert_eq!(Term::WIDE.fit("\x1b[31mab"), "\\u{1b}[31mab");
+        assert_eq!(Term::WIDE.wrap("a\x1b[0m b"), "a\\u{1b}[0m b");
     }
 
     #[test]

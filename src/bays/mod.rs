@@ -61,6 +61,10 @@ pub struct HostView {
     /// Planned places (bays and cards) found on the host, of `planned`.
     pub found: usize,
     pub planned: usize,
+    /// Bays in which the host shows a drive, and slots in which it shows a card (planned or
+    /// not): what was found, also where nothing was planned.
+    pub drives_found: usize,
+    pub cards_found: usize,
     /// NVMe drives the host has that no bay holds (never dropped): `bdf model (slot N)`.
     pub unplaced: Vec<UnplacedDrive>,
 }
@@ -312,8 +316,28 @@ pub struct SlotView {
     pub reserved_by: Option<String>,
     /// Bays whose lanes go through this slot's card.
     pub bays: Vec<u16>,
+    /// With a host: the PCI address of the card found in the slot.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub found_bdf: Option<String>,
     pub problems: Vec<String>,
     pub tooltip: String,
+}
+
+impl HostView {
+    /// `2 of 3 planned found`, or with nothing planned what was found: `2 drives in bays,
+    /// 2 cards in slots found (nothing planned)`.
+    pub fn summary(&self) -> String {
+        if self.planned > 0 {
+            return format!("{} of {} planned found", self.found, self.planned);
+        }
+        let n =
+            |k: usize, one: &str, many: &str| format!("{k} {}", if k == 1 { one } else { many });
+        format!(
+            "{} in bays, {} in slots found (nothing planned)",
+            n(self.drives_found, "drive", "drives"),
+            n(self.cards_found, "card", "cards")
+        )
+    }
 }
 
 impl SlotView {
@@ -329,6 +353,15 @@ impl SlotView {
             None => {}
         }
         s
+    }
+
+    /// As [`card_short`](Self::card_short) for a cell `w` characters wide: `rsvd` for
+    /// `reserved` where that does not fit (the other names wrap at their space).
+    pub fn card_short_in(&self, w: usize) -> String {
+        if self.card_class.is_none() && self.reserved_by.is_some() && w < "reserved".len() {
+            return "rsvd".into();
+        }
+        self.card_short()
     }
 
     /// A short name of what the slot holds: `NVMe ext`, `PERC`, `NIC`.
@@ -442,6 +475,32 @@ impl BayLayout {
         use crate::against::DiffStatus as D;
         use crate::finding::Subject;
         for e in &diff.entries {
+            // An unplanned card in a slot the platform names: drawn there (a problem only
+            // against a build that plans the slot empty).
+            if let Some(id) = &e.in_slot
+                && let Some(s) = self.slots.iter_mut().find(|s| &s.id == id)
+                && s.card.is_none()
+            {
+                s.card = e.found.clone();
+                s.card_class = e.found_class;
+                s.link = e.found_rate.and_then(|l| {
+                    let g = l.speed?;
+                    (l.width > 0).then(|| {
+                        let r = LinkRate::new(g, l.width);
+                        LinkView {
+                            text: r.short(),
+                            rate: Some(r),
+                            max: None,
+                        }
+                    })
+                });
+                s.found_bdf = e.bdf.clone();
+                if planned_parts && e.status.is_problem() {
+                    s.problems.extend(e.problems.iter().cloned());
+                }
+                s.tooltip = slot_tooltip(s);
+                continue;
+            }
             let Some(n) = e.bay else {
                 if let Subject::Slot { id } = &e.subject
                     && e.status.is_problem()
@@ -516,9 +575,23 @@ impl BayLayout {
                 }
             }
         }
+        let drives_found = self
+            .bays
+            .iter()
+            .filter(|b| b.matched_by.is_some() && b.bdf.is_some())
+            .count();
+        let cards_found = self.slots.iter().filter(|s| s.found_bdf.is_some()).count()
+            + diff
+                .entries
+                .iter()
+                .filter(|e| e.slot.is_some() && e.bay.is_none() && e.in_slot.is_none())
+                .filter(|e| e.bdf.is_some() && e.expected.is_some())
+                .count();
         self.host = Some(HostView {
             found,
             planned,
+            drives_found,
+            cards_found,
             unplaced,
         });
     }
@@ -1064,6 +1137,7 @@ fn build(report: &Report, form: String) -> BayLayout {
             link,
             reserved_by: s.reserved_by.clone(),
             bays: served,
+            found_bdf: None,
             problems,
             tooltip: String::new(),
         };

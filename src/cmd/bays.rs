@@ -140,8 +140,11 @@ pub fn bays(args: &BaysArgs, cat: &CatalogArgs) -> Result<ExitCode> {
         };
         // --color: auto strips the colour for NO_COLOR and for output that is not a terminal.
         let mut out = super::stdout();
-        out.write_all(term.wrap(&bays_text::render(&layout, &opts)).as_bytes())
-            .into_diagnostic()?;
+        out.write_all(
+            term.wrap_painted(&bays_text::render(&layout, &opts))
+                .as_bytes(),
+        )
+        .into_diagnostic()?;
     }
     // A build `check` rejects: drawn with its problems marked, the findings said, exit 1.
     if report

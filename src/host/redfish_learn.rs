@@ -798,6 +798,8 @@ pub fn diff(plan: &Plan, ch: &Chassis) -> (Vec<DiffEntry>, Vec<Finding>) {
                 found_numa: None,
                 status,
                 problems,
+                in_slot: None,
+                found_class: None,
             });
             continue;
         }
@@ -879,6 +881,8 @@ pub fn diff(plan: &Plan, ch: &Chassis) -> (Vec<DiffEntry>, Vec<Finding>) {
             found_numa: None,
             status,
             problems,
+            in_slot: None,
+            found_class: None,
         });
     }
     diff_bays(plan, ch, &mut entries, &mut findings);
@@ -968,6 +972,8 @@ fn diff_bays(plan: &Plan, ch: &Chassis, entries: &mut Vec<DiffEntry>, findings: 
             found_numa: None,
             status,
             problems,
+            in_slot: None,
+            found_class: None,
         });
     };
     for (n, info) in &plan.bays {

@@ -1,18 +1,25 @@
-//! The `--curve` plot: latency (mean and p99, log axis in µs/ms/s) against the offered rate,
-//! one colour per device. The line follows the offered rate, which only grows, so the 110 and
-//! 120 % steps (which achieve no more than 100 %) never fold back; the tooltips give the
-//! achieved rate too. Written by hand as plain SVG text, deterministic (fixed number
-//! formatting, no timestamps) so it can be snapshot-tested and diffed.
+//! The `--curve` plot: latency (mean and p99, log axis in µs/ms/s) against the achieved rate
+//! (what the device delivered, not what was offered), one colour per device. The line joins
+//! the steps in the order they were offered (10 % to 120 % of the maximum run), so where
+//! offering more achieves no more the line turns back on itself, as a saturated device does;
+//! the tooltips give the offered rate too. The title is measured and wrapped to the width
+//! ([`crate::render::textfit`]), the legend sits beside the plot, outside the data, and
+//! explains the markers (filled: a rate-limited step; hollow: the maximum run). Written by
+//! hand as plain SVG text, deterministic (fixed number formatting, no timestamps) so it can
+//! be snapshot-tested and diffed.
 
 use super::results::Curve;
+use crate::render::textfit;
 use std::fmt::Write;
 
-const W: f64 = 720.0;
-const H: f64 = 440.0;
+const W: f64 = 900.0;
+const H: f64 = 460.0;
 const LEFT: f64 = 80.0;
-const RIGHT: f64 = 24.0;
-const TOP: f64 = 48.0;
+/// The legend's column, right of the plot.
+const LEGEND_W: f64 = 210.0;
+const RIGHT: f64 = LEGEND_W + 28.0;
 const BOTTOM: f64 = 56.0;
+const FONT: &str = "DejaVu Sans, Helvetica, Arial, sans-serif";
 const COLORS: [&str; 6] = [
     "#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b",
 ];
@@ -94,7 +101,7 @@ pub fn title(report: &super::results::ProbeReport) -> String {
     let w = &report.workload;
     let devices: Vec<&str> = report.curves.iter().map(|c| c.label.as_str()).collect();
     format!(
-        "{}{}: {} ({} {} {} % read, QD {} x {} job{}), latency against offered IOPS",
+        "{}{}: {} ({} {} {} % read, QD {} x {} job{}), latency against achieved IOPS",
         if report.interrupted {
             "INTERRUPTED, partial curve: "
         } else {
@@ -115,8 +122,8 @@ fn esc(s: &str) -> String {
     crate::escape::xml(s).into_owned()
 }
 
-/// Renders the sweep of one or more devices. Only the rate-limited points are drawn as the
-/// line (the maximum run is the reference, shown as a hollow marker).
+/// Renders the sweep of one or more devices: each step (filled marker) at the rate it
+/// achieved, joined in the order offered; the maximum run as a hollow marker.
 pub fn render(title: &str, curves: &[Curve]) -> String {
     let pts = curves.iter().flat_map(|c| c.points.iter());
     let max_x = pts.clone().map(at_x).fold(0.0, f64::max);
@@ -125,36 +132,49 @@ pub fn render(title: &str, curves: &[Curve]) -> String {
     let max_y = lats.fold(0.0, f64::max);
     let (xs, xmax) = nice_axis(max_x);
     let (ylo, yhi, yticks) = log_axis(min_y, max_y);
+    // The title on up to two lines across the whole width; the plot below it.
+    let head = textfit::fit(title, W - 40.0, 15.0, 11.0, 2, false);
+    let line_h = head.size + 4.0;
+    let top = 14.0 + line_h * head.lines.len() as f64 + 14.0;
     let pw = W - LEFT - RIGHT;
-    let ph = H - TOP - BOTTOM;
+    let ph = H - top - BOTTOM;
     let x = |v: f64| LEFT + v / xmax * pw;
     let (l0, l1) = (ylo.log10(), yhi.log10());
-    let y = |v: f64| TOP + ph - (v.max(ylo).log10() - l0) / (l1 - l0) * ph;
+    let y = |v: f64| top + ph - (v.max(ylo).log10() - l0) / (l1 - l0) * ph;
     let mut s = String::new();
     let _ = writeln!(
         s,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}" font-family="sans-serif" font-size="12">"#
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}" font-family="{FONT}" font-size="12">"#
     );
     let _ = writeln!(s, r#"<rect width="{W}" height="{H}" fill="white"/>"#);
-    let _ = writeln!(
-        s,
-        r#"<text x="{:.1}" y="24" text-anchor="middle" font-size="15">{}</text>"#,
-        W / 2.0,
-        esc(title)
-    );
+    for (i, line) in head.lines.iter().enumerate() {
+        let full = if head.shortened {
+            format!("<title>{}</title>", esc(title))
+        } else {
+            String::new()
+        };
+        let _ = writeln!(
+            s,
+            r#"<text x="{:.1}" y="{:.1}" text-anchor="middle" font-size="{}">{}{full}</text>"#,
+            W / 2.0,
+            14.0 + line_h * (i as f64 + 1.0) - 4.0,
+            head.size,
+            esc(line)
+        );
+    }
     // Grid and ticks.
     let mut v = 0.0;
     while v <= xmax + xs / 2.0 {
         let px = x(v);
         let _ = writeln!(
             s,
-            r##"<line x1="{px:.1}" y1="{TOP:.1}" x2="{px:.1}" y2="{:.1}" stroke="#e0e0e0"/>"##,
-            TOP + ph
+            r##"<line x1="{px:.1}" y1="{top:.1}" x2="{px:.1}" y2="{:.1}" stroke="#e0e0e0"/>"##,
+            top + ph
         );
         let _ = writeln!(
             s,
             r#"<text x="{px:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
-            TOP + ph + 18.0,
+            top + ph + 18.0,
             tick_label(v)
         );
         v += xs;
@@ -176,25 +196,25 @@ pub fn render(title: &str, curves: &[Curve]) -> String {
     }
     let _ = writeln!(
         s,
-        r#"<rect x="{LEFT:.1}" y="{TOP:.1}" width="{pw:.1}" height="{ph:.1}" fill="none" stroke="black"/>"#
+        r#"<rect x="{LEFT:.1}" y="{top:.1}" width="{pw:.1}" height="{ph:.1}" fill="none" stroke="black"/>"#
     );
     let _ = writeln!(
         s,
-        r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">IOPS offered (the maximum run: achieved)</text>"#,
+        r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">IOPS achieved</text>"#,
         LEFT + pw / 2.0,
         H - 14.0
     );
     let _ = writeln!(
         s,
         r#"<text x="18" y="{:.1}" text-anchor="middle" transform="rotate(-90 18 {:.1})">latency (log)</text>"#,
-        TOP + ph / 2.0,
-        TOP + ph / 2.0
+        top + ph / 2.0,
+        top + ph / 2.0
     );
     // Series.
     for (i, c) in curves.iter().enumerate() {
         let color = COLORS[i % COLORS.len()];
         let mut swept: Vec<_> = c.points.iter().filter(|p| p.pct.is_some()).collect();
-        swept.sort_by(|a, b| at_x(a).total_cmp(&at_x(b)));
+        swept.sort_by_key(|p| p.pct);
         for (field, dash, name) in [(0, "", "mean"), (1, r#" stroke-dasharray="6 4""#, "p99")] {
             let val =
                 |p: &super::results::CurvePoint| if field == 0 { p.mean_us } else { p.p99_us };
@@ -225,43 +245,83 @@ pub fn render(title: &str, curves: &[Curve]) -> String {
                 );
             }
         }
-        // Legend.
-        let ly = TOP + 16.0 + i as f64 * 34.0;
-        let lx = LEFT + 12.0;
-        let _ = writeln!(
-            s,
-            r#"<line x1="{lx:.1}" y1="{ly:.1}" x2="{:.1}" y2="{ly:.1}" stroke="{color}" stroke-width="2"/>"#,
-            lx + 24.0
-        );
-        let _ = writeln!(
-            s,
-            r#"<text x="{:.1}" y="{:.1}">{} mean</text>"#,
-            lx + 30.0,
-            ly + 4.0,
-            esc(&c.label)
-        );
-        let _ = writeln!(
-            s,
-            r#"<line x1="{lx:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="{color}" stroke-width="2" stroke-dasharray="6 4"/>"#,
-            ly + 14.0,
-            lx + 24.0,
-            ly + 14.0
-        );
-        let _ = writeln!(
-            s,
-            r#"<text x="{:.1}" y="{:.1}">{} p99</text>"#,
-            lx + 30.0,
-            ly + 18.0,
-            esc(&c.label)
-        );
     }
+    legend(&mut s, curves, top);
     s.push_str("</svg>\n");
     s
 }
 
-/// Where a point sits on the x axis: its offered rate; the maximum run at what it achieved.
+/// The legend, in its own box right of the plot: each device's mean and p99 line, then the
+/// two markers.
+fn legend(s: &mut String, curves: &[Curve], top: f64) {
+    let lx = W - LEGEND_W - 12.0;
+    let text_x = lx + 40.0;
+    let text_w = LEGEND_W - 48.0;
+    let mut rows: Vec<(String, String)> = Vec::new();
+    let mut y = top + 20.0;
+    let mut body = String::new();
+    let entry = |body: &mut String, y: &mut f64, text: &str| {
+        let f = textfit::fit(text, text_w, 12.0, 9.0, 2, false);
+        for (k, line) in f.lines.iter().enumerate() {
+            let full = if f.shortened {
+                format!("<title>{}</title>", esc(text))
+            } else {
+                String::new()
+            };
+            let _ = writeln!(
+                body,
+                r#"<text x="{text_x:.1}" y="{:.1}" font-size="{}">{}{full}</text>"#,
+                *y + 4.0 + k as f64 * (f.size + 2.0),
+                f.size,
+                esc(line)
+            );
+        }
+        let y0 = *y;
+        *y += 8.0 + (f.size + 2.0) * f.lines.len() as f64;
+        y0
+    };
+    for (i, c) in curves.iter().enumerate() {
+        let color = COLORS[i % COLORS.len()];
+        for (dash, name) in [("", "mean"), (r#" stroke-dasharray="6 4""#, "p99")] {
+            let ly = entry(&mut body, &mut y, &format!("{} {name}", c.label));
+            let _ = writeln!(
+                body,
+                r#"<line x1="{:.1}" y1="{ly:.1}" x2="{:.1}" y2="{ly:.1}" stroke="{color}" stroke-width="2"{dash}/>"#,
+                lx + 8.0,
+                lx + 32.0
+            );
+        }
+    }
+    let pcts: Vec<u32> = curves
+        .iter()
+        .flat_map(|c| c.points.iter().filter_map(|p| p.pct))
+        .collect();
+    if let (Some(lo), Some(hi)) = (pcts.iter().min(), pcts.iter().max()) {
+        rows.push((
+            "#555555".into(),
+            format!("a step: offered {lo}-{hi} % of the maximum run's rate"),
+        ));
+    }
+    rows.push(("white".into(), "the maximum run (no rate limit)".into()));
+    for (fill, text) in &rows {
+        let ly = entry(&mut body, &mut y, text);
+        let _ = writeln!(
+            body,
+            r##"<circle cx="{:.1}" cy="{ly:.1}" r="3" fill="{fill}" stroke="#555555"/>"##,
+            lx + 20.0
+        );
+    }
+    let _ = writeln!(
+        s,
+        r##"<rect class="legend" x="{lx:.1}" y="{top:.1}" width="{LEGEND_W:.1}" height="{:.1}" fill="white" stroke="#999999"/>"##,
+        y - top
+    );
+    s.push_str(&body);
+}
+
+/// Where a point sits on the x axis: the rate it achieved.
 fn at_x(p: &super::results::CurvePoint) -> f64 {
-    p.offered_iops.unwrap_or(p.iops)
+    p.iops
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@
 //! rear panel (slots with their occupant, width and socket, and rear bays); findings that
 //! belong to no bay or slot. Every bay, group and slot carries a `<title>` tooltip.
 
+use super::textfit;
 use crate::bays::geometry::Panel;
 use crate::bays::{
     BayLayout, BayLocation, BayStatus, BayView, GroupKind, LaneGroup, SlotView, trim,
@@ -51,39 +52,21 @@ fn n(v: f64) -> String {
     }
 }
 
-/// The font size that makes `s` about `px` wide at most (average glyph 0.6 em), never more
-/// than `size` nor less than 70 % of it; and whether even that is too wide, so the text is
-/// squeezed to `px` (`textLength`). Text is never cut.
-fn fit_size(s: &str, px: f64, size: f64) -> (f64, bool) {
-    let em = s.chars().count() as f64 * 0.6;
-    if em * size <= px {
-        return (size, false);
-    }
-    let fits = ((px / em) * 10.0).floor() / 10.0;
-    if fits >= size * 0.7 {
-        (fits, false)
-    } else {
-        ((size * 0.7 * 10.0).floor() / 10.0, true)
-    }
+/// Whether a text's attributes make it bold (it is measured with the bold widths).
+fn is_bold(attrs: &str) -> bool {
+    attrs.contains(r#"font-weight="bold""#)
 }
 
-/// Splits `s` into lines of at most `max` characters at spaces.
-fn wrap(s: &str, max: usize) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    for word in s.split(' ') {
-        if !cur.is_empty() && cur.chars().count() + 1 + word.chars().count() > max {
-            out.push(std::mem::take(&mut cur));
-        }
-        if !cur.is_empty() {
-            cur.push(' ');
-        }
-        cur.push_str(word);
-    }
-    if !cur.is_empty() {
-        out.push(cur);
-    }
-    out
+/// The smallest size a label shrinks to before it is wrapped further or shortened: 70 % of
+/// its size, on a tenth of a pixel.
+fn min_size(size: f64) -> f64 {
+    (size * 0.7 * 10.0).floor() / 10.0
+}
+
+/// Splits `s` into lines no wider than `px` at `size` px (measured, words kept whole where
+/// they fit a line).
+fn wrap(s: &str, px: f64, size: f64) -> Vec<String> {
+    textfit::fit(s, px, size, size, usize::MAX, false).lines
 }
 
 struct Svg {
@@ -104,29 +87,64 @@ impl Svg {
         );
     }
 
-    /// Text within `px`: shrunk, then squeezed if need be, never cut; a text that does not
-    /// fit at `size` carries its full wording as a `<title>` tooltip too.
+    /// Text within `px` on one line: measured, shrunk to 70 % if need be, then shortened
+    /// with an ellipsis; a text not drawn at `size` in full carries its full wording as a
+    /// `<title>` tooltip.
     fn label(&mut self, x: f64, y: f64, size: f64, attrs: &str, s: &str, px: f64) {
-        let (sz, squeeze) = fit_size(s, px, size);
-        if sz == size {
-            return self.text(x, y, size, attrs, s);
+        self.block(x, y, size, attrs, s, px, 1, 0.0);
+    }
+
+    /// Text within `px` on at most `max_lines` lines, `step` apart (a line's offset, along
+    /// y, or along x for text rotated by -90 degrees): wrapped, shrunk, then shortened (as
+    /// [`label`](Self::label)). Returns the size used and the number of lines.
+    #[allow(clippy::too_many_arguments)]
+    fn block(
+        &mut self,
+        x: f64,
+        y: f64,
+        size: f64,
+        attrs: &str,
+        s: &str,
+        px: f64,
+        max_lines: usize,
+        step: f64,
+    ) -> (f64, usize) {
+        let f = textfit::fit(s, px, size, min_size(size), max_lines, is_bold(attrs));
+        if f.size == size && f.lines.len() == 1 && !f.shortened {
+            self.text(x, y, size, attrs, s);
+            return (size, 1);
         }
-        let squeeze = if squeeze {
-            format!(r#" textLength="{}" lengthAdjust="spacingAndGlyphs""#, n(px))
+        let rotated = attrs.contains("rotate(-90");
+        let step = if step > 0.0 {
+            step * f.size / size
         } else {
-            String::new()
+            0.0
         };
-        let _ = writeln!(
-            self.body,
-            r#"<text x="{}" y="{}" font-size="{}"{}{}{squeeze}>{}<title>{}</title></text>"#,
-            n(x),
-            n(y),
-            n(sz),
-            if attrs.is_empty() { "" } else { " " },
-            attrs,
-            esc(s),
-            esc(s)
-        );
+        for (i, line) in f.lines.iter().enumerate() {
+            let off = step * i as f64;
+            let (lx, ly) = if rotated { (x + off, y) } else { (x, y + off) };
+            let attrs = if rotated && off != 0.0 {
+                // The rotation turns about the line's own anchor.
+                attrs.replace(
+                    &format!("rotate(-90 {} {})", n(x), n(y)),
+                    &format!("rotate(-90 {} {})", n(lx), n(ly)),
+                )
+            } else {
+                attrs.to_string()
+            };
+            let _ = writeln!(
+                self.body,
+                r#"<text x="{}" y="{}" font-size="{}"{}{}>{}<title>{}</title></text>"#,
+                n(lx),
+                n(ly),
+                n(f.size),
+                if attrs.is_empty() { "" } else { " " },
+                attrs,
+                esc(line),
+                esc(s)
+            );
+        }
+        (f.size, f.lines.len())
     }
 
     fn rect(&mut self, x: f64, y: f64, w: f64, h: f64, attrs: &str) {
@@ -240,22 +258,27 @@ fn bay(svg: &mut Svg, b: &BayView, x: f64, y: f64, w: f64, h: f64) {
     let link = b.link.as_ref().map(|l| l.text.clone()).unwrap_or_default();
     let part = b.part.clone().unwrap_or_else(|| "empty".into());
     if w < 80.0 {
-        // Narrow bays stand upright: the part name runs bottom to top, the link sits below.
+        // Narrow bays stand upright: the part name runs bottom to top (on two lines where the
+        // bay is wide enough), the link sits below.
         let link_h = if link.is_empty() { 0.0 } else { 14.0 };
         let top = if b.has_problem() { 54.0 } else { 34.0 };
         let cy = y + top + (h - top - 6.0 - link_h) / 2.0;
         let len = (h - top - 10.0 - link_h).max(10.0);
-        svg.label(
-            mid + 3.0,
+        let lines = if w >= 36.0 { 2 } else { 1 };
+        let lx = if lines == 2 { mid - 1.5 } else { mid + 3.0 };
+        svg.block(
+            lx,
             cy,
             9.0,
             &format!(
                 r#"text-anchor="middle" fill="{ink}" transform="rotate(-90 {} {})""#,
-                n(mid + 3.0),
+                n(lx),
                 n(cy)
             ),
             &part,
             len,
+            lines,
+            10.0,
         );
         if !link.is_empty() {
             let short = link.replace("Gen", "G").replace(" Gb/s", "G");
@@ -265,25 +288,33 @@ fn bay(svg: &mut Svg, b: &BayView, x: f64, y: f64, w: f64, h: f64) {
                 8.0,
                 &format!(r#"text-anchor="middle" fill="{ink}""#),
                 &short,
-                w - 2.0,
+                w - 4.0,
             );
         }
     } else {
-        svg.label(
+        // The part name on up to three lines (as many as the bay's height leaves), the link
+        // below it.
+        let link_h = if link.is_empty() { 0.0 } else { 13.0 };
+        let room = ((h - 46.0 - link_h) / 11.0).floor().max(0.0) as usize + 1;
+        let (size, lines) = svg.block(
             mid,
             y + 42.0,
             10.0,
             &format!(r#"text-anchor="middle" fill="{ink}""#),
             &part,
             w - 8.0,
+            room.min(5),
+            11.0,
         );
-        if h > 54.0 && !link.is_empty() {
-            svg.text(
+        let below = y + 42.0 + (size + 1.0) * (lines as f64 - 1.0) + 13.0;
+        if !link.is_empty() && below <= y + h - 3.0 {
+            svg.label(
                 mid,
-                y + 55.0,
+                below,
                 9.0,
                 &format!(r#"text-anchor="middle" fill="{ink}""#),
                 &link,
+                w - 8.0,
             );
         }
     }
@@ -330,7 +361,14 @@ fn panel(svg: &mut Svg, layout: &BayLayout, p: &Panel, x: f64, y: f64, w: f64, h
 }
 
 fn section(svg: &mut Svg, y: f64, s: &str) {
-    svg.text(MARGIN, y, 14.0, r##"font-weight="bold" fill="#333333""##, s);
+    svg.label(
+        MARGIN,
+        y,
+        14.0,
+        r##"font-weight="bold" fill="#333333""##,
+        s,
+        WIDTH - 2.0 * MARGIN,
+    );
 }
 
 fn chassis(svg: &mut Svg, y: f64, h: f64, id: &str) {
@@ -381,7 +419,7 @@ fn legend(svg: &mut Svg, layout: &BayLayout, y: f64) -> f64 {
             &format!(r#"rx="2" fill="{fill}" stroke="{stroke}" stroke-width="2""#),
         );
         svg.text(x + 28.0, y, 11.0, r##"fill="#1A1A1A""##, &label);
-        x += 40.0 + label.chars().count() as f64 * 6.6;
+        x += 40.0 + textfit::width(&label, 11.0, false);
     }
     svg.rect(
         x,
@@ -449,7 +487,9 @@ fn lanes(svg: &mut Svg, layout: &BayLayout, y0: f64) -> f64 {
     let avail = right - left;
     let total_bays: usize = groups.iter().map(|g| g.bays.len()).sum();
     let ggap = 14.0;
-    let min_group = 150.0;
+    // Groups as wide as the row allows (their card names are long), 150 to 220 px.
+    let n_groups = groups.len() as f64;
+    let min_group = ((avail - ggap * (n_groups - 1.0)) / n_groups).clamp(150.0, 220.0);
     // Chip width so that every group fits.
     let mut chip = 40.0;
     loop {
@@ -747,12 +787,13 @@ fn lanes(svg: &mut Svg, layout: &BayLayout, y0: f64) -> f64 {
             sock_h,
             &format!(r#"class="socket" rx="4" fill="{stroke}" stroke="{stroke}" stroke-width="2""#),
         );
-        svg.text(
+        svg.label(
             cx,
             sock_y + 20.0,
             12.0,
             r##"text-anchor="middle" font-weight="bold" fill="#FFFFFF""##,
             &label,
+            sw - 10.0,
         );
     }
     svg.close();
@@ -807,12 +848,13 @@ fn slot(svg: &mut Svg, s: &SlotView, x: f64, y: f64, w: f64, h: f64) {
         &s.width_text(),
         w - 6.0,
     );
-    svg.text(
+    svg.label(
         mid,
         y + 43.0,
         10.0,
         &format!(r#"text-anchor="middle" font-weight="bold" fill="{stroke}""#),
         s.socket_label.as_deref().unwrap_or("?"),
+        w - 6.0,
     );
     let holds = match (&s.card, &s.reserved_by) {
         (Some(c), _) => c.clone(),
@@ -820,46 +862,27 @@ fn slot(svg: &mut Svg, s: &SlotView, x: f64, y: f64, w: f64, h: f64) {
         _ => "empty".into(),
     };
     // The occupant on up to three lines.
-    let per_line = ((w - 6.0) / 5.4).floor() as usize;
-    let mut lines: Vec<String> = Vec::new();
-    let mut cur = String::new();
-    for word in holds.split_whitespace() {
-        if !cur.is_empty() && cur.chars().count() + 1 + word.chars().count() > per_line {
-            lines.push(std::mem::take(&mut cur));
-        }
-        if !cur.is_empty() {
-            cur.push(' ');
-        }
-        cur.push_str(word);
-    }
-    if !cur.is_empty() {
-        lines.push(cur);
-    }
-    if lines.len() > 3 {
-        // The rest on the third line, squeezed there rather than cut.
-        let rest = lines.split_off(2).join(" ");
-        lines.push(rest);
-    }
-    for (i, l) in lines.iter().enumerate() {
-        svg.label(
-            mid,
-            y + 58.0 + 11.0 * i as f64,
-            9.0,
-            &format!(
-                r#"text-anchor="middle" fill="{}""#,
-                if filled { "#1A1A1A" } else { "#777777" }
-            ),
-            l,
-            w - 4.0,
-        );
-    }
+    svg.block(
+        mid,
+        y + 58.0,
+        9.0,
+        &format!(
+            r#"text-anchor="middle" fill="{}""#,
+            if filled { "#1A1A1A" } else { "#777777" }
+        ),
+        &holds,
+        w - 6.0,
+        3,
+        11.0,
+    );
     if let Some(l) = &s.link {
-        svg.text(
+        svg.label(
             mid,
             y + h - 6.0,
             9.0,
             r##"text-anchor="middle" fill="#333333""##,
             &l.text,
+            w - 6.0,
         );
     }
     if !s.problems.is_empty() {
@@ -926,12 +949,13 @@ pub fn render(layout: &BayLayout) -> String {
     if let Some(b) = &layout.build {
         let _ = write!(title, " — {b}");
     }
-    svg.text(
+    svg.label(
         MARGIN,
         28.0,
         18.0,
         r##"font-weight="bold" fill="#1A1A1A""##,
         &title,
+        WIDTH - 2.0 * MARGIN,
     );
     let mut sub: Vec<String> = layout
         .options
@@ -944,10 +968,9 @@ pub fn render(layout: &BayLayout) -> String {
     let problems = layout.problem_count();
     match &layout.host {
         Some(h) => sub.push(format!(
-            "{} bays, {} of {} planned found, {} with a problem",
+            "{} bays, {}, {} with a problem",
             layout.bays.len(),
-            h.found,
-            h.planned,
+            h.summary(),
             problems
         )),
         None => sub.push(format!(
@@ -957,7 +980,14 @@ pub fn render(layout: &BayLayout) -> String {
             problems
         )),
     }
-    svg.text(MARGIN, 48.0, 12.0, r##"fill="#555555""##, &sub.join(" · "));
+    svg.label(
+        MARGIN,
+        48.0,
+        12.0,
+        r##"fill="#555555""##,
+        &sub.join(" · "),
+        WIDTH - 2.0 * MARGIN,
+    );
 
     let mut y = 78.0;
     let front: Vec<&Panel> = layout
@@ -1016,7 +1046,8 @@ pub fn render(layout: &BayLayout) -> String {
         section(&mut svg, y, "Findings");
         y += 6.0;
         for note in &notes {
-            for (i, line) in wrap(note, 165).iter().enumerate() {
+            let first = WIDTH - 2.0 * MARGIN;
+            for (i, line) in wrap(note, first - 16.0, 11.0).iter().enumerate() {
                 y += if i == 0 { 16.0 } else { 13.0 };
                 svg.text(
                     MARGIN + if i == 0 { 0.0 } else { 16.0 },
@@ -1072,27 +1103,40 @@ mod tests {
     }
 
     #[test]
-    fn fit_shrinks_then_squeezes_never_cuts() {
-        assert_eq!(fit_size("short", 100.0, 10.0), (10.0, false));
-        // 26 characters at 11 px want 171.6 px; 170 px fit at 10.8 px.
+    fn labels_shrink_then_shorten_with_the_full_text_as_tooltip() {
+        let mut svg = Svg {
+            body: String::new(),
+        };
+        svg.label(5.0, 5.0, 10.0, "", "short", 100.0);
         assert_eq!(
-            fit_size("CPU1 PCIe stack 2 (bus 3a)", 170.0, 11.0),
-            (10.8, false)
-        );
-        // Far too long: 70 % of the size, squeezed to the width.
-        assert_eq!(
-            fit_size("a very long part name indeed", 60.0, 10.0),
-            (7.0, true)
+            svg.body,
+            "<text x=\"5\" y=\"5\" font-size=\"10\">short</text>\n"
         );
         let mut svg = Svg {
             body: String::new(),
         };
         svg.label(5.0, 5.0, 10.0, "", "a very long part name indeed", 60.0);
+        // 70 % of the size, shortened to 60 px at DejaVu Sans' widths, no textLength.
         assert_eq!(
             svg.body,
-            "<text x=\"5\" y=\"5\" font-size=\"7\" textLength=\"60\" \
-             lengthAdjust=\"spacingAndGlyphs\">a very long part name indeed\
+            "<text x=\"5\" y=\"5\" font-size=\"7\">a very long pa\u{2026}\
              <title>a very long part name indeed</title></text>\n"
         );
+        let mut svg = Svg {
+            body: String::new(),
+        };
+        let (size, lines) = svg.block(
+            5.0,
+            5.0,
+            10.0,
+            "",
+            "Samsung Electronics Co Ltd NVMe SSD Controller PM173X",
+            125.0,
+            3,
+            11.0,
+        );
+        assert_eq!((size, lines), (10.0, 3));
+        assert!(!svg.body.contains("textLength"));
+        assert!(!svg.body.contains('\u{2026}'));
     }
 }

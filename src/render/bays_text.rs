@@ -13,6 +13,12 @@ use anstyle::{AnsiColor, Effects, Style};
 use comfy_table::{ContentArrangement, Table, presets};
 use std::fmt::Write;
 
+/// A name for the picture: every control character shown as `\u{1b}` (the picture's own
+/// colour is the only SGR that reaches the terminal).
+fn shown(s: &str) -> String {
+    crate::render::escape::terminal(s).into_owned()
+}
+
 /// How to draw.
 #[derive(Debug, Clone, Copy)]
 pub struct TextOptions {
@@ -121,6 +127,39 @@ fn centre(s: &str, w: usize) -> String {
     format!("{}{s}{}", " ".repeat(left), " ".repeat(w - n - left))
 }
 
+/// `s` on lines of at most `w` characters, broken at spaces (a longer word between
+/// characters): nothing is cut.
+fn wrap_cell(s: &str, w: usize) -> Vec<String> {
+    let w = w.max(1);
+    let mut out: Vec<String> = Vec::new();
+    let mut cur = String::new();
+    for word in s.split_whitespace() {
+        let need = cur.chars().count() + usize::from(!cur.is_empty()) + word.chars().count();
+        if need <= w {
+            if !cur.is_empty() {
+                cur.push(' ');
+            }
+            cur.push_str(word);
+            continue;
+        }
+        if !cur.is_empty() {
+            out.push(std::mem::take(&mut cur));
+        }
+        let chars: Vec<char> = word.chars().collect();
+        for chunk in chars.chunks(w) {
+            if chunk.len() == w {
+                out.push(chunk.iter().collect());
+            } else {
+                cur = chunk.iter().collect();
+            }
+        }
+    }
+    if !cur.is_empty() || out.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
 /// `NVMe`, or `NVM` in three columns.
 fn iface_code(i: Interface, w: usize) -> &'static str {
     match (i, w >= 4) {
@@ -226,7 +265,12 @@ pub fn panel(layout: &BayLayout, p: &Panel, opts: &TextOptions) -> String {
             |b, w| (link_code(b, w), LineStyle::Plain),
         ];
         if w >= 10 {
-            lines.push(|b, _| (b.part.clone().unwrap_or_default(), LineStyle::Plain));
+            lines.push(|b, _| {
+                (
+                    shown(b.part.as_deref().unwrap_or_default()),
+                    LineStyle::Plain,
+                )
+            });
         }
         lines.push(|b, _| (status_code(b), LineStyle::Status));
         for line in &lines {
@@ -303,15 +347,15 @@ pub fn render(layout: &BayLayout, opts: &TextOptions) -> String {
     let dash = if opts.ascii { "-" } else { "—" };
     let arrow = if opts.ascii { "->" } else { "→" };
     let mut out = String::new();
-    let mut title = layout.platform_name.clone();
+    let mut title = shown(&layout.platform_name);
     if let Some(b) = &layout.build {
-        let _ = write!(title, " {dash} {b}");
+        let _ = write!(title, " {dash} {}", shown(b));
     }
     if !layout.options.is_empty() {
         let o: Vec<String> = layout
             .options
             .iter()
-            .map(|(k, v)| format!("{k}={v}"))
+            .map(|(k, v)| format!("{}={}", shown(k), shown(v)))
             .collect();
         let _ = write!(title, " ({})", o.join(", "));
     }
@@ -339,7 +383,12 @@ pub fn render(layout: &BayLayout, opts: &TextOptions) -> String {
             let numa: Vec<String> = s.numa_nodes.iter().map(u32::to_string).collect();
             painter.paint(
                 socket_style(Some(s.index)),
-                &format!("C{} = {} (NUMA {})", s.index + 1, s.label, numa.join(",")),
+                &format!(
+                    "C{} = {} (NUMA {})",
+                    s.index + 1,
+                    shown(&s.label),
+                    numa.join(",")
+                ),
             )
         })
         .collect();
@@ -393,8 +442,8 @@ pub fn render(layout: &BayLayout, opts: &TextOptions) -> String {
                 "  {} bays {:<7} {}{up} {arrow} {} {arrow} {}{over}",
                 painter.paint(socket_style(g.socket), &format!("{:<2}", g.letter)),
                 ranges(&g.bays),
-                g.label,
-                g.root_complex.as_deref().unwrap_or("?"),
+                shown(&g.label),
+                shown(g.root_complex.as_deref().unwrap_or("?")),
                 painter.paint(socket_style(g.socket), &socket),
             );
         }
@@ -429,7 +478,11 @@ pub fn render(layout: &BayLayout, opts: &TextOptions) -> String {
                 ),
             ]);
         }
-        let _ = writeln!(out, "{t}");
+        let _ = writeln!(
+            out,
+            "{}",
+            crate::render::escape::terminal_plain(&t.to_string())
+        );
     }
     let problems: Vec<&BayView> = layout
         .bays
@@ -442,8 +495,9 @@ pub fn render(layout: &BayLayout, opts: &TextOptions) -> String {
             for p in &b.problems {
                 let _ = writeln!(
                     out,
-                    "  {} {p}",
-                    painter.paint(problem_style(), &format!("bay {}:", b.number))
+                    "  {} {}",
+                    painter.paint(problem_style(), &format!("bay {}:", b.number)),
+                    shown(p)
                 );
             }
         }
@@ -454,7 +508,7 @@ pub fn render(layout: &BayLayout, opts: &TextOptions) -> String {
         .flat_map(|g| {
             g.problems
                 .iter()
-                .map(move |p| format!("  group {}: {p}", g.letter))
+                .map(move |p| format!("  group {}: {}", g.letter, shown(p)))
         })
         .collect();
     if !gp.is_empty() {
@@ -468,7 +522,7 @@ pub fn render(layout: &BayLayout, opts: &TextOptions) -> String {
     // Rear.
     out.push_str(&rear(layout, opts, &painter, dash));
     if let Some(h) = &layout.host {
-        let _ = writeln!(out, "\nHost: {} of {} planned found", h.found, h.planned);
+        let _ = writeln!(out, "\nHost: {}", h.summary());
         let matched: Vec<String> = layout
             .bays
             .iter()
@@ -501,9 +555,9 @@ pub fn render(layout: &BayLayout, opts: &TextOptions) -> String {
                 let _ = writeln!(
                     out,
                     "    {} {}: {}",
-                    d.bdf.as_deref().unwrap_or("?"),
-                    d.model.as_deref().unwrap_or("NVMe drive"),
-                    d.reason
+                    shown(d.bdf.as_deref().unwrap_or("?")),
+                    shown(d.model.as_deref().unwrap_or("NVMe drive")),
+                    shown(&d.reason)
                 );
             }
         }
@@ -511,7 +565,7 @@ pub fn render(layout: &BayLayout, opts: &TextOptions) -> String {
     if !layout.notes.is_empty() {
         let _ = writeln!(out, "\nOther findings:");
         for n in &layout.notes {
-            let _ = writeln!(out, "  {n}");
+            let _ = writeln!(out, "  {}", shown(n));
         }
     }
     out
@@ -535,7 +589,7 @@ fn rear(layout: &BayLayout, opts: &TextOptions, painter: &Painter, dash: &str) -
         let _ = writeln!(out, "{top}");
         type Line = fn(&SlotView) -> String;
         let lines: [Line; 5] = [
-            |s| s.short.clone(),
+            |s| shown(&s.short),
             |s| s.width_text(),
             |s| {
                 s.socket
@@ -552,19 +606,31 @@ fn rear(layout: &BayLayout, opts: &TextOptions, painter: &Painter, dash: &str) -
             },
         ];
         for (k, line) in lines.iter().enumerate() {
-            let mut row = String::from(g.v);
-            for s in &layout.slots {
-                let cell = centre(&line(s), w);
-                let style = match k {
-                    2 => socket_style(s.socket),
-                    4 => problem_style(),
-                    3 if s.card.is_none() => dim_style(),
-                    _ => Style::new(),
-                };
-                row.push_str(&painter.paint(style, &cell));
-                row.push(g.v);
+            // Each cell's text wrapped to the cell (never cut): as many rows as the longest.
+            let cells: Vec<Vec<String>> = layout
+                .slots
+                .iter()
+                .map(|s| {
+                    let text = if k == 3 { s.card_short_in(w) } else { line(s) };
+                    wrap_cell(&text, w)
+                })
+                .collect();
+            let rows = cells.iter().map(Vec::len).max().unwrap_or(1);
+            for r in 0..rows {
+                let mut row = String::from(g.v);
+                for (s, cell) in layout.slots.iter().zip(&cells) {
+                    let cell = centre(cell.get(r).map(String::as_str).unwrap_or(""), w);
+                    let style = match k {
+                        2 => socket_style(s.socket),
+                        4 => problem_style(),
+                        3 if s.card.is_none() => dim_style(),
+                        _ => Style::new(),
+                    };
+                    row.push_str(&painter.paint(style, &cell));
+                    row.push(g.v);
+                }
+                let _ = writeln!(out, "{row}");
             }
-            let _ = writeln!(out, "{row}");
         }
         let _ = writeln!(out, "{bottom}");
     }
@@ -612,15 +678,20 @@ fn rear(layout: &BayLayout, opts: &TextOptions, painter: &Painter, dash: &str) -
                 },
             ]);
         }
-        let _ = writeln!(out, "{t}");
+        let _ = writeln!(
+            out,
+            "{}",
+            crate::render::escape::terminal_plain(&t.to_string())
+        );
         let probs = layout.slot_problems();
         if !probs.is_empty() {
             let _ = writeln!(out, "Slot problems:");
             for (slots, p) in probs {
                 let _ = writeln!(
                     out,
-                    "  {} {p}",
-                    painter.paint(problem_style(), &format!("{}:", slots.join(", ")))
+                    "  {} {}",
+                    painter.paint(problem_style(), &shown(&format!("{}:", slots.join(", ")))),
+                    shown(&p)
                 );
             }
         }

@@ -100,7 +100,7 @@ pub fn table_in(r: &FlowReport, term: &Term) -> String {
             .set_alignment(CellAlignment::Right),
         ]);
     }
-    let mut out = crate::escape::terminal_text(&t.to_string()).into_owned();
+    let mut out = crate::escape::terminal_plain(&t.to_string()).into_owned();
     out.push('\n');
     out
 }

@@ -6,6 +6,7 @@ pub mod dot;
 pub mod flow;
 pub mod json;
 pub mod text;
+pub mod textfit;
 
 /// The escaper and the terminal description are leaf modules (anything may use them, they
 /// use nothing of the crate); re-exported here, where the renderers reach for them.

@@ -328,7 +328,7 @@ pub fn budget_in(b: &Budget, term: &Term) -> String {
             ]);
         }
     }
-    let table_text = format!("{}\n", crate::escape::terminal_text(&table.to_string()));
+    let table_text = format!("{}\n", crate::escape::terminal_plain(&table.to_string()));
     // The totals below are prose: they wrap to the terminal.
     let mut out = String::new();
     for s in &b.sockets {

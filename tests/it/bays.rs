@@ -71,7 +71,7 @@ fn example_configs(cat: &Catalog) -> Vec<(String, Report)> {
     out
 }
 
-fn all_configs() -> Vec<(String, BayLayout)> {
+pub fn all_configs() -> Vec<(String, BayLayout)> {
     // Paths in findings are relative to the crate root.
     std::env::set_current_dir(env!("CARGO_MANIFEST_DIR")).expect("cd to the crate");
     let cat = catalog();

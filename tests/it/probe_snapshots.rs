@@ -158,7 +158,7 @@ fn curve_svg_log_axis_order_and_title() {
     let title = svg::title(&r);
     assert_eq!(
         title,
-        "nvme0n1: 4k-randread (4k random 100 % read, QD 128 x 1 job), latency against offered IOPS"
+        "nvme0n1: 4k-randread (4k random 100 % read, QD 128 x 1 job), latency against achieved IOPS"
     );
     let text = svg::render(&title, &r.curves);
     let doc = roxmltree::Document::parse(&text).unwrap();
@@ -184,7 +184,6 @@ fn curve_svg_log_axis_order_and_title() {
             "10 ms", "20 ms", "50 ms", "100 ms"
         ]
     );
-    // Each line (mean, p99) runs left to right through the 12 steps: no fold-back.
     let lines: Vec<Vec<f64>> = doc
         .descendants()
         .filter(|n| n.has_tag_name("polyline"))
@@ -197,9 +196,14 @@ fn curve_svg_log_axis_order_and_title() {
         })
         .collect();
     assert_eq!(lines.len(), 2);
+    // Each line (mean, p99) joins the 12 steps at the rate they achieved: rising to 100 %,
+    // then the 110 and 120 % steps, which achieve no more, at the maximum's x.
     for xs in &lines {
         assert_eq!(xs.len(), 12);
-        assert!(xs.windows(2).all(|w| w[0] < w[1]), "{xs:?}");
+        assert!(xs[..10].windows(2).all(|w| w[0] < w[1]), "{xs:?}");
+        assert_eq!(xs[9..], [xs[9]; 3], "{xs:?}");
+        // 100000 IOPS on an axis to 100k: the plot's right edge.
+        assert_eq!(xs[9], 662.0);
     }
     // Tooltips say both rates.
     assert!(text.contains(
