@@ -280,6 +280,7 @@ code_table! {
     NumaUnexplained = "LP0352", "numa-unexplained", Warning, "against the platform: a root complex's NUMA node that no value of the platform's NUMA setting (NPS) explains; names the platform line";
     OnboardUnmodelled = "LP0353", "onboard-unmodelled", Warning, "against the platform: an onboard device (no physical slot) below a root port no root complex of the platform locates";
     NoVariant = "LP0354", "no-variant", Warning, "against the platform: no value of an option (riser, front, NPS) matches the host";
+    PlatformUnrecognised = "LP0355", "platform-unrecognised", Note, "against the platform: the host names a DMI product (and vendor) that no platform file lists in `dmi_names` (`dmi_vendors`), so the audit holds it against none; says what it read";
     WriteNotAllowed = "LP0401", "write-not-allowed", Refusal, "the workload writes and --write was not given";
     DeviceNotNamed = "LP0402", "device-not-named", Refusal, "writing to a block device not named with --destroy-data-on";
     Mounted = "LP0403", "mounted", Refusal, "the device or one of its partitions has a mounted filesystem";

@@ -108,6 +108,11 @@ pub struct OptionMatch {
     pub evidence: bool,
     /// A host setting (NPS), not a wiring.
     pub setting: bool,
+    /// A host variant (a riser configuration): `place` searches it only when named.
+    pub host_variant: bool,
+    /// The option's default value.
+    #[serde(skip)]
+    pub default: String,
     pub choices: Vec<ChoiceScore>,
 }
 
@@ -132,11 +137,133 @@ pub enum PlaceStatus {
     Unmodelled,
 }
 
+/// How the platform was chosen when `--platform` named none: the host's DMI product name
+/// (and vendor) and the platform file's line that lists it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Picked {
+    pub platform: String,
+    /// `dmi-product-name`.
+    pub by: &'static str,
+    pub product: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vendor: Option<String>,
+    pub file: String,
+    /// The line of the platform file's `dmi_names`.
+    pub line: usize,
+}
+
+/// The platform a host's DMI product name tells.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Pick {
+    Picked(Picked),
+    /// The host names a product no platform file lists (with that vendor).
+    NoMatch {
+        product: String,
+        vendor: Option<String>,
+        /// Platforms that list the product under another vendor.
+        other_vendor: Vec<String>,
+    },
+    /// The source has no product name (an lspci dump).
+    NoProduct,
+}
+
+/// The platform whose file lists the host's DMI product name in `dmi_names` (whole,
+/// case-insensitively) and, where the file lists vendors and the host names one, its
+/// vendor in `dmi_vendors`. Platforms are tried in id order; a name no file lists is no
+/// match, never a guess from the name's words.
+pub fn pick(catalog: &crate::platform::Catalog, audit: &Audit) -> Pick {
+    let Some(product) = audit
+        .product
+        .as_deref()
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+    else {
+        return Pick::NoProduct;
+    };
+    let vendor = audit
+        .vendor
+        .as_deref()
+        .map(str::trim)
+        .filter(|v| !v.is_empty());
+    let same = |a: &str, b: &str| a.trim().eq_ignore_ascii_case(b);
+    let mut other_vendor = Vec::new();
+    for (id, p) in &catalog.platforms {
+        let def = &p.def;
+        if !def.dmi_names.iter().any(|n| same(n, product)) {
+            continue;
+        }
+        let vendor_ok = match vendor {
+            Some(v) if !def.dmi_vendors.is_empty() => def.dmi_vendors.iter().any(|d| same(d, v)),
+            _ => true,
+        };
+        if !vendor_ok {
+            other_vendor.push(id.clone());
+            continue;
+        }
+        let line = p
+            .file
+            .text
+            .lines()
+            .position(|l| l.trim_start().starts_with("dmi_names"))
+            .map_or(1, |i| i + 1);
+        return Pick::Picked(Picked {
+            platform: id.clone(),
+            by: "dmi-product-name",
+            product: product.to_string(),
+            vendor: vendor.map(str::to_string),
+            file: p.file.name.clone(),
+            line,
+        });
+    }
+    Pick::NoMatch {
+        product: product.to_string(),
+        vendor: vendor.map(str::to_string),
+        other_vendor,
+    }
+}
+
+/// The note for a host whose product name no platform lists (LP0355).
+pub fn unrecognised(pick: &Pick) -> Option<Finding> {
+    let Pick::NoMatch {
+        product,
+        vendor,
+        other_vendor,
+    } = pick
+    else {
+        return None;
+    };
+    let by = match vendor {
+        Some(v) => format!("DMI product name `{product}` (vendor `{v}`)"),
+        None => format!("DMI product name `{product}`"),
+    };
+    let why = if other_vendor.is_empty() {
+        "no platform file lists it in `dmi_names`".to_string()
+    } else {
+        format!(
+            "{} list{} the product under another vendor (`dmi_vendors`)",
+            other_vendor.join(", "),
+            if other_vendor.len() == 1 { "s" } else { "" }
+        )
+    };
+    Some(
+        Finding::of(
+            Code::PlatformUnrecognised,
+            format!("the host reports {by}; {why}: no platform variant is matched"),
+        )
+        .with_help(
+            "name one with `--platform ID` (`laneplan platforms`), or add the name to a platform file's `dmi_names`",
+        ),
+    )
+}
+
 /// The audit's answer to "which variant is this host".
 #[derive(Debug, Clone, Serialize)]
 pub struct VariantMatch {
     pub platform: String,
     pub file: String,
+    /// How the platform was chosen, where `--platform` named none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub picked: Option<Picked>,
     pub options: Vec<OptionMatch>,
     /// Places and root complexes the matched variant explains, of all with evidence.
     pub matched: usize,
@@ -148,10 +275,12 @@ pub struct VariantMatch {
 }
 
 impl VariantMatch {
-    /// `key=value` of every matched option, for a build's `[options]`.
+    /// `key=value` of every matched option, for a build's `[options]`; a host variant at
+    /// its default is left out (the build takes the default, and says nothing of it).
     pub fn chosen(&self) -> Vec<(String, String)> {
         self.options
             .iter()
+            .filter(|o| !(o.host_variant && o.value.as_ref() == Some(&o.default)))
             .filter_map(|o| Some((o.key.clone(), o.value.clone()?)))
             .collect()
     }
@@ -379,11 +508,20 @@ pub fn match_platform(platform: &Platform, audit: &Audit) -> VariantMatch {
             value: best.map(|i| scores[i].value.clone()),
             evidence,
             setting: o.setting,
+            host_variant: o.host_variant,
+            default: o.default.get_ref().clone(),
             choices: scores,
         });
     }
-    let active = |v: Option<(usize, usize)>| match v {
-        None => true,
+    // Base slots a chosen host variant (a riser) replaces by id.
+    let replaced: BTreeSet<&str> = chosen
+        .iter()
+        .filter(|(oi, _)| def.options[**oi].host_variant)
+        .flat_map(|(oi, ci)| def.options[*oi].choices[*ci].slots.iter())
+        .map(|s| s.id.get_ref().as_str())
+        .collect();
+    let active = |d: &Def| match d.variant {
+        None => !replaced.contains(d.slot.id.get_ref().as_str()),
         Some((oi, ci)) => chosen.get(&oi) == Some(&ci),
     };
 
@@ -480,15 +618,12 @@ pub fn match_platform(platform: &Platform, audit: &Audit) -> VariantMatch {
         // A place without a slot number of its own on this very port (an integrated PERC
         // sharing the slot's number) explains it too.
         let own_port = slot_defs.iter().find(|d| {
-            d.slot.slot_number.is_none()
-                && !d.slot.locator.is_empty()
-                && active(d.variant)
-                && fits(d, h)
+            d.slot.slot_number.is_none() && !d.slot.locator.is_empty() && active(d) && fits(d, h)
         });
         let hit = same_number
             .iter()
             .copied()
-            .filter(|d| active(d.variant))
+            .filter(|d| active(d))
             .find(|d| fits(d, h))
             .or_else(|| same_number.iter().copied().find(|d| fits(d, h)))
             .or(own_port);
@@ -716,6 +851,7 @@ pub fn match_platform(platform: &Platform, audit: &Audit) -> VariantMatch {
     VariantMatch {
         platform: def.id.get_ref().clone(),
         file,
+        picked: None,
         options,
         matched,
         total,
@@ -825,7 +961,26 @@ fn score_choice(
 ) -> (usize, usize) {
     let mut m = 0;
     let mut x = 0;
-    for d in slot_defs.iter().filter(|d| d.variant == Some(me)) {
+    // A host variant's choice is its own slots and the base slots that another choice of
+    // the option replaces and it keeps (Riser 1A is the base Slot 1 where Riser 1B has its
+    // own): both sides of the choice are held against the host.
+    let option = &def.options[me.0];
+    let own: BTreeSet<&str> = c.slots.iter().map(|s| s.id.get_ref().as_str()).collect();
+    let kept: BTreeSet<&str> = if option.host_variant {
+        option
+            .choices
+            .iter()
+            .flat_map(|o| o.slots.iter())
+            .map(|s| s.id.get_ref().as_str())
+            .filter(|id| !own.contains(id))
+            .collect()
+    } else {
+        BTreeSet::new()
+    };
+    for d in slot_defs.iter().filter(|d| {
+        d.variant == Some(me)
+            || (d.variant.is_none() && kept.contains(d.slot.id.get_ref().as_str()))
+    }) {
         let Some(n) = d.slot.slot_number.as_ref().map(|n| *n.get_ref()) else {
             continue;
         };
@@ -913,13 +1068,15 @@ fn score_choice(
 }
 
 /// The platform to hold a host against: the one named (an unknown id is an error, with the
-/// known ones), else the one the host's DMI product name names, else none.
+/// known ones), else the one the host's DMI product name names ([`pick`]: the match says
+/// which and why), else none, with a note (LP0355) when the host names a product no
+/// platform file lists.
 pub fn recognise(
     catalog: &crate::platform::Catalog,
     named: Option<&str>,
     audit: &Audit,
-) -> Result<Option<VariantMatch>, String> {
-    let id = match named {
+) -> Result<(Option<VariantMatch>, Option<Finding>), String> {
+    let (id, picked) = match named {
         Some(id) => {
             if catalog.platform(id).is_none() {
                 return Err(format!(
@@ -939,14 +1096,21 @@ pub fn recognise(
                     )
                 ));
             }
-            id.to_string()
+            (id.to_string(), None)
         }
-        None => match crate::host::platform_of(audit, catalog) {
-            Some(id) => id,
-            None => return Ok(None),
+        None => match pick(catalog, audit) {
+            Pick::Picked(p) => (p.platform.clone(), Some(p)),
+            other => return Ok((None, unrecognised(&other))),
         },
     };
-    Ok(catalog.platform(&id).map(|p| match_platform(p, audit)))
+    Ok((
+        catalog.platform(&id).map(|p| {
+            let mut m = match_platform(p, audit);
+            m.picked = picked;
+            m
+        }),
+        None,
+    ))
 }
 
 /// Adds the match and its findings to the audit.
@@ -958,6 +1122,18 @@ pub fn apply(audit: &mut Audit, m: VariantMatch) {
 /// The match as text: the summary line, then each reported slot and where it landed.
 pub fn render(m: &VariantMatch) -> String {
     let mut out = format!("Platform {}\n", m.summary());
+    if let Some(p) = &m.picked {
+        out.push_str(&format!(
+            "  picked from the DMI product name `{}`{}, listed at {}:{}\n",
+            p.product,
+            p.vendor
+                .as_deref()
+                .map(|v| format!(" (vendor `{v}`)"))
+                .unwrap_or_default(),
+            p.file,
+            p.line
+        ));
+    }
     for p in &m.places {
         let by = match p.host.by {
             SlotEvidence::PhysicalSlotOnPort => "Physical Slot on the port",

@@ -53,13 +53,11 @@ pub fn run(args: AuditArgs, catalog: &super::plan::CatalogArgs) -> miette::Resul
     let src = args.host.source_or_live();
     // A pci.ids named by the user: missing or bad is an error, not a fallback.
     let mut audit = host::source::audit(&src, args.host.pci_ids.as_deref(), opts)?;
-    let variant = if args.platform.is_some() {
-        let cat = catalog.load()?;
-        laneplan::variant::recognise(&cat, args.platform.as_deref(), &audit)
-            .map_err(|e| miette!("{e}"))?
-    } else {
-        None
-    };
+    // The platform named, else the one the DMI product name tells (a note when none).
+    let cat = catalog.load()?;
+    let (variant, note) = laneplan::variant::recognise(&cat, args.platform.as_deref(), &audit)
+        .map_err(|e| miette!("{e}"))?;
+    audit.findings.extend(note);
     let chosen = variant.as_ref().map(|v| v.chosen()).unwrap_or_default();
     if let Some(v) = variant {
         laneplan::variant::apply(&mut audit, v);

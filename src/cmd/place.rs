@@ -18,7 +18,8 @@ pub struct PlaceArgs {
     /// their defaults unless --any-option.
     #[arg(long = "option", value_name = "KEY=VALUE", value_parser = super::plan::parse_kv)]
     pub options: Vec<(String, String)>,
-    /// Search every value of the options not fixed with --option.
+    /// Search every value of the options not fixed with --option (a host variant, such as a
+    /// riser configuration, keeps its default unless --option names it).
     #[arg(long)]
     pub any_option: bool,
     /// What the score maximises first (docs/place.md): `auto` is `served` when a NIC with a

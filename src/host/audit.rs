@@ -144,6 +144,9 @@ pub struct Audit {
     /// DMI product name (`PowerEdge R740xd`), when the capture has it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub product: Option<String>,
+    /// DMI system vendor (`sys_vendor`, Redfish `Manufacturer`), when the capture has it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vendor: Option<String>,
     /// CPU model, where the source says (`/proc/cpuinfo`, Redfish `Processors`, hwloc).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cpu_model: Option<String>,
@@ -475,6 +478,7 @@ pub fn audit(
     let topology = tree.to_topology(source);
     Audit {
         product: None,
+        vendor: None,
         cpu_model: None,
         sockets: None,
         chassis: None,

@@ -226,6 +226,9 @@ impl Walk<'_> {
                 if let Some(p) = info(&n, "DMIProductName") {
                     self.host.facts.product = Some(p.trim().to_string()).filter(|s| !s.is_empty());
                 }
+                if let Some(v) = info(&n, "DMISysVendor") {
+                    self.host.facts.vendor = Some(v.trim().to_string()).filter(|s| !s.is_empty());
+                }
             }
             "Package" => {
                 self.host.facts.sockets = Some(self.host.facts.sockets.unwrap_or(0) + 1);

@@ -71,6 +71,11 @@ fn audit_scan(
         .ok()
         .map(|s| s.trim().to_string())
         .filter(|s| !s.is_empty());
+    a.vendor = fs
+        .read("sys/class/dmi/id/sys_vendor")
+        .ok()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty());
     a
 }
 
@@ -110,23 +115,13 @@ fn audit_lspci_scan(
     )
 }
 
-/// The platform a host is, from its DMI product name (`PowerEdge R740xd` -> `r740xd`).
-/// A platform file's `dmi_names` are matched whole (case-insensitively) first; else a word
-/// of the product name that is a platform id.
+/// The platform a host is, from its DMI product name: the built-in (or `--platform-dir`)
+/// platform whose file lists the name in `dmi_names` (whole, case-insensitively) and, where
+/// the file and the host both name one, the system vendor in `dmi_vendors`. Never a guess
+/// from the name's words: [`crate::variant::pick`] says why none matched.
 pub fn platform_of(audit: &audit::Audit, catalog: &crate::platform::Catalog) -> Option<String> {
-    let product = audit.product.as_deref()?.trim();
-    if let Some((id, _)) = catalog.platforms.iter().find(|(_, p)| {
-        p.def
-            .dmi_names
-            .iter()
-            .any(|n| n.trim().eq_ignore_ascii_case(product))
-    }) {
-        return Some(id.clone());
+    match crate::variant::pick(catalog, audit) {
+        crate::variant::Pick::Picked(p) => Some(p.platform),
+        _ => None,
     }
-    let name = product.to_ascii_lowercase();
-    catalog
-        .platforms
-        .keys()
-        .find(|id| name.split_whitespace().any(|w| w == id.as_str()))
-        .cloned()
 }

@@ -117,6 +117,9 @@ pub fn read_with(dir: &Path, limits: Limits) -> Result<RedfishHost, InputError> 
         if host.facts.product.is_none() {
             host.facts.product = str_at(&sys, "/Model")?;
         }
+        if host.facts.vendor.is_none() {
+            host.facts.vendor = str_at(&sys, "/Manufacturer")?;
+        }
         let mut sockets = BTreeSet::new();
         for p in r.members(&sys, "/Processors", 3)? {
             let kind = str_at(&p, "/ProcessorType")?;

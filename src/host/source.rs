@@ -64,6 +64,7 @@ impl HostSource {
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct HostFacts {
     pub product: Option<String>,
+    pub vendor: Option<String>,
     pub cpu_model: Option<String>,
     pub sockets: Option<u32>,
 }
@@ -178,6 +179,11 @@ pub fn sysfs_facts(fsys: &fs::SysFs) -> HostFacts {
         .ok()
         .map(|s| s.trim().to_string())
         .filter(|s| !s.is_empty());
+    let vendor = fsys
+        .read("sys/class/dmi/id/sys_vendor")
+        .ok()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty());
     let cpuinfo = fsys.read("proc/cpuinfo").ok();
     let field = |l: &str, name: &str| {
         l.strip_prefix(name)
@@ -196,6 +202,7 @@ pub fn sysfs_facts(fsys: &fs::SysFs) -> HostFacts {
     });
     HostFacts {
         product,
+        vendor,
         cpu_model,
         sockets,
     }
@@ -221,6 +228,7 @@ pub fn audit_read(read: &HostRead, opts: AuditOptions) -> Audit {
         read.findings.clone(),
     );
     a.product = read.facts.product.clone();
+    a.vendor = read.facts.vendor.clone();
     if read.report_cpu {
         a.cpu_model = read.facts.cpu_model.clone();
         a.sockets = read.facts.sockets;

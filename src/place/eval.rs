@@ -19,6 +19,8 @@ pub struct OptionSpec {
     pub key: String,
     pub default: String,
     pub values: Vec<String>,
+    /// A host variant (risers): searched only when `--option` names it.
+    pub host_variant: bool,
 }
 
 /// What `place` needs of a platform.
@@ -113,6 +115,7 @@ pub fn platform_spec(catalog: &Catalog, id: &str) -> Option<PlatformSpec> {
                     .iter()
                     .map(|c| c.value.get_ref().clone())
                     .collect(),
+                host_variant: o.host_variant,
             })
             .collect(),
         card_rules: d.card_rules.clone(),

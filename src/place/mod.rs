@@ -607,6 +607,12 @@ pub(crate) fn resolve<'a>(
     let mut full_count: u64 = 1;
     let defs = catalog.platform(&platform.id).map(|p| &p.def.options);
     for o in &platform.options {
+        // A host variant (risers) is left out unless named: it keeps its default, and the
+        // option sets, answers and their text are those of the platform without it
+        // (searching it would multiply the space by its choices).
+        if o.host_variant && !fixed.contains_key(&o.key) {
+            continue;
+        }
         let values: Vec<String> = if let Some(v) = fixed.get(&o.key) {
             vec![v.clone()]
         } else if req.any_option {
@@ -962,7 +968,12 @@ pub(crate) fn score(
         .platform
         .options
         .iter()
-        .filter(|o| placement.options.get(&o.key) != Some(&o.default))
+        .filter(|o| {
+            placement
+                .options
+                .get(&o.key)
+                .is_some_and(|v| v != &o.default)
+        })
         .count() as u32;
     let vendor_distance = vendor_distance(prob, space, placement);
     let dir = if ww > wr { "write" } else { "read" };
@@ -1241,7 +1252,7 @@ impl<'p, 'a> Search<'p, 'a> {
             .platform
             .options
             .iter()
-            .filter(|o| space.options.get(&o.key) != Some(&o.default))
+            .filter(|o| space.options.get(&o.key).is_some_and(|v| v != &o.default))
             .count() as i64;
         [
             q(value),

@@ -302,8 +302,16 @@ impl<'a> Builder<'a> {
     }
 
     /// The plan and the findings.
-    pub fn finish(self) -> (Plan, Vec<Finding>) {
+    pub fn finish(mut self) -> (Plan, Vec<Finding>) {
         let def = self.def;
+        // A host variant (a riser configuration) at its default is the base platform: the
+        // plan lists it only off its default, so headers and JSON stay the base platform's.
+        for o in def.options.iter().filter(|o| o.host_variant) {
+            let key = o.key.get_ref();
+            if self.chosen.get(key) == Some(o.default.get_ref()) {
+                self.chosen.remove(key);
+            }
+        }
         let plan = Plan {
             topology: self.t,
             platform_id: def.id.get_ref().clone(),
@@ -385,7 +393,18 @@ impl<'a> Builder<'a> {
         self.bays_def = def.bays.clone();
         self.builtins_def = def.builtins.clone();
         for c in &choices {
-            self.slots_def.extend(c.slots.iter().cloned());
+            // A host variant's slot replaces the base slot of its id (in place, so the
+            // slot order stays the platform file's); validation allows nothing else.
+            for s in &c.slots {
+                match self
+                    .slots_def
+                    .iter_mut()
+                    .find(|b| b.id.get_ref() == s.id.get_ref())
+                {
+                    Some(b) => *b = s.clone(),
+                    None => self.slots_def.push(s.clone()),
+                }
+            }
             self.switches_def.extend(c.switches.iter().cloned());
             self.bays_def.extend(c.bays.iter().cloned());
             self.builtins_def.extend(c.builtins.iter().cloned());

@@ -572,7 +572,7 @@ fn validate_part(p: &PartDef, file: &SourceFile, errors: &mut Vec<InputError>) {
 type IdSpans = HashMap<String, Range<usize>>;
 
 /// Ids and bays a fragment (the platform's base, or one choice) declares.
-#[derive(Default)]
+#[derive(Default, Clone)]
 struct Declared {
     ids: IdSpans,
     bays: HashMap<u16, Range<usize>>,
@@ -941,13 +941,26 @@ fn validate_platform(def: &PlatformFile, file: &SourceFile) -> Result<(), InputE
                 ));
             }
             let mut own = Declared::default();
+            // A host variant's choice may replace base slots by id (and nothing else).
+            let unreplaced;
+            let mut others_here = others.clone();
+            if o.host_variant {
+                let mut b = base.clone();
+                for s in &c.slots {
+                    if def.slots.iter().any(|d| d.id.get_ref() == s.id.get_ref()) {
+                        b.ids.remove(s.id.get_ref());
+                    }
+                }
+                unreplaced = b;
+                others_here[0] = &unreplaced;
+            }
             check_fragment(
                 &c.slots,
                 &c.switches,
                 &c.bays,
                 &c.builtins,
                 &mut own,
-                &others,
+                &others_here,
                 &mut errors,
             );
             for r in &c.reserves {

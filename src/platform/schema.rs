@@ -27,6 +27,10 @@ pub struct PlatformFile {
     /// `PowerEdge R740xd`), matched whole and case-insensitively to tell the platform of a host.
     #[serde(default)]
     pub dmi_names: Vec<String>,
+    /// System vendors the host's DMI reports (`sys/class/dmi/id/sys_vendor`, Redfish
+    /// `Manufacturer`); where both the file and the host name one, they must agree too.
+    #[serde(default)]
+    pub dmi_vendors: Vec<String>,
     #[serde(default, rename = "socket")]
     pub sockets: Vec<SocketDef>,
     #[serde(default, rename = "fabric")]
@@ -445,6 +449,12 @@ pub struct OptionDef {
     /// The audit tells its value from the nodes the host reports.
     #[serde(default)]
     pub setting: bool,
+    /// A factory variant the audit tells from a host (a riser configuration): its choices
+    /// may replace base slots by id (`[[option.choice.slot]]` with a base slot's `id`), and
+    /// `place` keeps its default unless `--option` names it, so its search space is the
+    /// same as without the option.
+    #[serde(default)]
+    pub host_variant: bool,
     #[serde(rename = "choice")]
     pub choices: Vec<ChoiceDef>,
 }

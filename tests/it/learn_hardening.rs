@@ -93,13 +93,20 @@ fn labels(plat: &str) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// Every dump in `tests/fixtures/corpus/<model>/` and its host folders (`<model>/<id>/`).
 fn corpus(platform: &str) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(fixtures().join("corpus").join(platform))
-        .unwrap()
-        .flatten()
-        .map(|e| e.path().display().to_string())
-        .filter(|p| p.ends_with(".lspci-vvnn.txt"))
-        .collect();
+    fn below(dir: &std::path::Path, out: &mut Vec<String>) {
+        for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                below(&p, out);
+            } else if p.to_string_lossy().ends_with(".lspci-vvnn.txt") {
+                out.push(p.display().to_string());
+            }
+        }
+    }
+    let mut v = Vec::new();
+    below(&fixtures().join("corpus").join(platform), &mut v);
     v.sort();
     v
 }
@@ -164,11 +171,22 @@ fn corpus_captures_learn_sockets_and_plan_every_part() {
         ("r7515", "9A7A286BD3E1", 1, "5 of 5"),
         ("r7515", "723F15A8AB49", 1, "4 of 4"),
         ("r7425", "EEF1E1F22650", 2, "5 of 5"),
+        // Copies of the shared captures, and the R740 (the R740xd's system board).
+        ("r740xd", "62F4A9812E0F", 2, "3 of 3"),
+        ("r7425", "1C2794FDE243", 2, "3 of 3"),
+        ("r740", "102E11A0DB9A", 2, "4 of 4"),
+        ("r640", "34DAF9822B89", 2, "4 of 4"),
+        ("r640", "88100BFA40CD", 2, "5 of 5"),
     ];
-    let all: Vec<String> = ["r740xd", "r7525", "r7515", "r7425"]
-        .iter()
-        .flat_map(|p| corpus(p))
+    // Every model folder of the corpus.
+    let mut models: Vec<String> = std::fs::read_dir(fixtures().join("corpus"))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.path().is_dir())
+        .map(|e| e.file_name().to_string_lossy().to_string())
         .collect();
+    models.sort();
+    let all: Vec<String> = models.iter().flat_map(|p| corpus(p)).collect();
     assert_eq!(
         all.len(),
         want.len(),

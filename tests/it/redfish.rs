@@ -169,7 +169,8 @@ fn tower_every_slot_device_and_drive() {
     }
     assert_eq!(drives, want);
 
-    // The findings: one per link below its maximum, and the note that no bus is known.
+    // The findings: one per link below its maximum, the note that no bus is known, and the
+    // note that no platform lists the system's model.
     let codes: Vec<(String, String)> = a["findings"]
         .as_array()
         .unwrap()
@@ -192,6 +193,8 @@ fn tower_every_slot_device_and_drive() {
                 "/redfish/v1/Chassis/Tower/PCIeDevices/Slot4".into()
             ),
             ("LP0344".into(), tower().display().to_string()),
+            // The system's Model `3500` (Manufacturer `Contoso`) is no platform's DMI name.
+            ("LP0355".into(), "-".into()),
         ]
     );
 }
