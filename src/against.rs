@@ -158,7 +158,7 @@ pub struct DiffEntry {
     /// What this entry is about, as data.
     pub subject: Subject,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub bay: Option<u16>,
+    pub bay: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub slot: Option<String>,
     /// The physical slot number the platform gives this place, if any.
@@ -224,7 +224,7 @@ impl Diff {
 
 enum Position {
     Bay {
-        bay: u16,
+        bay: u32,
         drive: Option<NodeIndex>,
         slot_number: Option<u32>,
     },
@@ -239,7 +239,7 @@ enum Position {
         slot: String,
         label: String,
         card: NodeIndex,
-        bays: Vec<u16>,
+        bays: Vec<u32>,
     },
     EmptySlot {
         slot: String,
@@ -415,7 +415,7 @@ pub fn diff_in(plan: &Plan, audit: &Audit, catalog: Option<&Catalog>) -> Diff {
                         .and_then(|p| audit.function(p))
                 })
         };
-        let mut port_of_bay: std::collections::BTreeMap<u16, (&FunctionReport, MatchMethod)> =
+        let mut port_of_bay: std::collections::BTreeMap<u32, (&FunctionReport, MatchMethod)> =
             Default::default();
         for pos in &positions {
             if let Position::Bay {
@@ -1157,13 +1157,13 @@ fn judge(
 }
 
 /// The physical slot number the platform gives bay `n` (its group's `slot_numbers`).
-pub fn bay_slot_number(plan: &Plan, n: u16) -> Option<u32> {
+pub fn bay_slot_number(plan: &Plan, n: u32) -> Option<u32> {
     let info = plan.bays.get(&n)?;
     let numbers = info.group.slot_numbers.as_ref()?;
     let bays = parse_bay_list(info.group.bays.get_ref()).ok()?;
     let numbers = parse_bay_list(numbers.get_ref()).ok()?;
     let i = bays.iter().position(|&b| b == n)?;
-    numbers.get(i).map(|&v| u32::from(v))
+    numbers.get(i).copied()
 }
 
 /// The planned positions under a root complex, in port order.
@@ -1215,7 +1215,7 @@ fn collect(plan: &Plan, ix: NodeIndex, out: &mut Vec<Position>) {
                         for k in t.children(c) {
                             collect(plan, k, &mut inner);
                         }
-                        let bays: Vec<u16> = inner
+                        let bays: Vec<u32> = inner
                             .iter()
                             .filter_map(|p| match p {
                                 Position::Bay { bay, .. } => Some(*bay),

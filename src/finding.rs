@@ -67,7 +67,7 @@ pub enum Subject {
     /// A node of a planned or live topology, by its id.
     Node { id: String },
     /// A front or rear drive bay, by its number.
-    Bay { number: u16 },
+    Bay { number: u32 },
     /// A slot, by its platform id (`slot2`, `mini`).
     Slot { id: String },
     /// Several slots at once (a card rule broken across them), by platform id.

@@ -152,7 +152,7 @@ pub fn platform(n_devices: usize) -> Topology {
                         format!("bay{placed}"),
                         format!("Bay {placed}"),
                         NodeKind::Bay {
-                            number: (placed % 65536) as u16,
+                            number: placed as u32,
                         },
                     ))
                     .expect("fresh id");
@@ -305,10 +305,15 @@ pub fn platform_toml(n_devices: usize, sockets: usize) -> (String, String) {
             bay += 8;
         }
     }
-    let build = format!(
-        "platform = \"synthetic\"\nname = \"all bays filled\"\n\n[[bay]]\nbays = \"0-{}\"\npart = \"skhynix-pe8010-3.84tb\"\n",
-        bay - 1
-    );
+    // One `[[bay]]` entry per 32,768 bays: a bay list names at most `MAX_LIST_BAYS`.
+    let mut build = String::from("platform = \"synthetic\"\nname = \"all bays filled\"\n");
+    for first in (0..bay).step_by(32_768) {
+        let _ = write!(
+            build,
+            "\n[[bay]]\nbays = \"{first}-{}\"\npart = \"skhynix-pe8010-3.84tb\"\n",
+            (first + 32_768).min(bay) - 1
+        );
+    }
     (p, build)
 }
 

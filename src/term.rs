@@ -196,7 +196,11 @@ impl Term {
 
     /// Tree or picture text: ASCII when asked, each line cut to the width with an ellipsis.
     pub fn fit(&self, text: &str) -> String {
-        self.per_line(text, |line, out| out.push_str(&self.cut(line)))
+        self.per_line(text, |line, out| match self.width {
+            // Most lines fit: copied as they are, no string made per line.
+            Some(w) if visible_len(line) > w => out.push_str(&self.cut(line)),
+            _ => out.push_str(line),
+        })
     }
 
     /// Prose: ASCII when asked, long lines wrapped at spaces with a hanging indent.

@@ -132,6 +132,11 @@ pub struct PciIdent {
     pub driver: Option<String>,
 }
 
+/// A bay's number as its platform file names it (`bays = "0-23"`): 32 bits, so a generated
+/// or very large chassis may have more than 65,536 bays (the lists stay bounded: see
+/// `platform::schema::MAX_LIST_BAYS`).
+pub type BayNumber = u32;
+
 /// The kinds of node the model knows.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
@@ -173,7 +178,7 @@ pub enum NodeKind {
     Backplane,
     Cable,
     Bay {
-        number: u16,
+        number: BayNumber,
     },
     Device {
         class: DeviceClass,

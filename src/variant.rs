@@ -460,7 +460,6 @@ pub fn match_platform(platform: &Platform, audit: &Audit) -> VariantMatch {
         g.slot_numbers
             .as_ref()
             .and_then(|n| parse_bay_list(n.get_ref()).ok())
-            .map(|v| v.into_iter().map(u32::from).collect())
             .unwrap_or_default()
     };
     let numa_of_rc = observed_numa(def, audit);

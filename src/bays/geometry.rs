@@ -15,7 +15,7 @@ pub struct Panel {
     pub location: BayLocation,
     /// `2.5` or `3.5` (the most common size on the panel).
     pub size: String,
-    pub rows: Vec<Vec<u16>>,
+    pub rows: Vec<Vec<u32>>,
 }
 
 impl Panel {
@@ -28,7 +28,7 @@ impl Panel {
     }
 
     /// (row, column) of a bay.
-    pub fn position(&self, bay: u16) -> Option<(usize, usize)> {
+    pub fn position(&self, bay: u32) -> Option<(usize, usize)> {
         self.rows
             .iter()
             .enumerate()
@@ -41,7 +41,7 @@ pub const LFF_PER_ROW: usize = 4;
 
 /// Panels from `(bay, location, size, rows hint, order hint)`: front first, then rear.
 pub fn panels<'a>(
-    bays: impl IntoIterator<Item = (u16, BayLocation, &'a str, Option<u8>, Option<BayOrder>)>,
+    bays: impl IntoIterator<Item = (u32, BayLocation, &'a str, Option<u8>, Option<BayOrder>)>,
 ) -> Vec<Panel> {
     let mut out = Vec::new();
     let all: Vec<_> = bays.into_iter().collect();
@@ -50,7 +50,7 @@ pub fn panels<'a>(
         if mine.is_empty() {
             continue;
         }
-        let mut numbers: Vec<u16> = mine.iter().map(|b| b.0).collect();
+        let mut numbers: Vec<u32> = mine.iter().map(|b| b.0).collect();
         numbers.sort_unstable();
         numbers.dedup();
         let size = most_common(mine.iter().map(|b| b.2));
@@ -81,7 +81,7 @@ fn most_common<'a>(sizes: impl Iterator<Item = &'a str>) -> String {
 }
 
 /// Lays sorted bay numbers out in rows.
-pub fn arrange(numbers: &[u16], size: &str, rows: Option<usize>, order: BayOrder) -> Vec<Vec<u16>> {
+pub fn arrange(numbers: &[u32], size: &str, rows: Option<usize>, order: BayOrder) -> Vec<Vec<u32>> {
     let n = numbers.len();
     if n == 0 {
         return Vec::new();
@@ -116,7 +116,7 @@ pub fn arrange(numbers: &[u16], size: &str, rows: Option<usize>, order: BayOrder
 mod tests {
     use super::*;
 
-    fn range(a: u16, b: u16) -> Vec<u16> {
+    fn range(a: u32, b: u32) -> Vec<u32> {
         (a..=b).collect()
     }
 

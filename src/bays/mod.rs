@@ -137,7 +137,7 @@ impl LinkView {
 /// One drive bay.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct BayView {
-    pub number: u16,
+    pub number: u32,
     pub location: BayLocation,
     /// `2.5` or `3.5` (inches).
     pub size: String,
@@ -279,7 +279,7 @@ pub struct LaneGroup {
     pub uplink: Option<LinkView>,
     /// Lanes per bay (NVMe).
     pub bay_width: u8,
-    pub bays: Vec<u16>,
+    pub bays: Vec<u32>,
     /// Lanes below / lanes above for switches, when above 1 (3.0 = 3:1).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub oversubscription: Option<f64>,
@@ -315,7 +315,7 @@ pub struct SlotView {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reserved_by: Option<String>,
     /// Bays whose lanes go through this slot's card.
-    pub bays: Vec<u16>,
+    pub bays: Vec<u32>,
     /// With a host: the PCI address of the card found in the slot.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub found_bdf: Option<String>,
@@ -439,7 +439,7 @@ impl BayLayout {
         build(report, form)
     }
 
-    pub fn bay(&self, number: u16) -> Option<&BayView> {
+    pub fn bay(&self, number: u32) -> Option<&BayView> {
         self.bays.iter().find(|b| b.number == number)
     }
 
@@ -598,7 +598,7 @@ impl BayLayout {
 
     pub fn set_bay_status(
         &mut self,
-        number: u16,
+        number: u32,
         status: BayStatus,
         problem: Option<String>,
     ) -> bool {
@@ -614,8 +614,8 @@ impl BayLayout {
     }
 
     /// Bay problems, each once, with the bays it concerns.
-    pub fn bay_problems(&self) -> Vec<(Vec<u16>, String)> {
-        let mut out: Vec<(Vec<u16>, String)> = Vec::new();
+    pub fn bay_problems(&self) -> Vec<(Vec<u32>, String)> {
+        let mut out: Vec<(Vec<u32>, String)> = Vec::new();
         for b in &self.bays {
             for p in &b.problems {
                 match out.iter_mut().find(|(_, q)| q == p) {
@@ -669,7 +669,7 @@ fn node_path(f: &Finding) -> Vec<&str> {
 }
 
 /// Does a finding concern bay `n`? Its subject, else the bay node on its topology path.
-fn finding_is_about_bay(f: &Finding, n: u16) -> bool {
+fn finding_is_about_bay(f: &Finding, n: u32) -> bool {
     if let Some(s) = &f.subject {
         return *s == crate::finding::Subject::Bay { number: n };
     }
@@ -1100,7 +1100,7 @@ fn build(report: &Report, form: String) -> BayLayout {
                 problems.push(finding_text(f));
             }
         }
-        let served: Vec<u16> = plan
+        let served: Vec<u32> = plan
             .bays
             .values()
             .filter(|b| {

@@ -257,30 +257,25 @@ pub fn check(args: &CheckArgs, cat: &CatalogArgs) -> Result<ExitCode> {
         }
         print_json(&v)?;
     } else {
-        let term = super::term();
-        print!("{}", term.wrap(&text::header(&report)));
-        if !args.no_tree {
-            println!();
-            print!("{}", term.fit(&text::tree(&report.plan.topology)));
-        }
-        println!();
-        println!("Lane budget");
-        print!("{}", text::budget_in(&report.budget, &term));
-        println!();
-        print!("{}", laneplan::render::flow::report_in(&bandwidth, &term));
-        if let Some((s, _)) = &sys {
-            println!();
-            print!("{}", term.wrap(&laneplan::render::flow::system(s)));
-        }
-        println!();
         print!(
             "{}",
-            term.wrap(&text::findings(&report.findings, Some(&file)))
+            text::check_report(
+                &report,
+                &bandwidth,
+                sys.as_ref().map(|(s, _)| s),
+                &file,
+                !args.no_tree,
+                &super::term()
+            )
         );
     }
-    Ok(if has_errors(&report.findings) {
+    let code = if has_errors(&report.findings) {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
-    })
+    };
+    // The process ends here: freeing a large plan node by node only costs time (5 % of a
+    // 100,000-drive `check`); the OS takes the memory back at exit.
+    std::mem::forget((report, bandwidth, sys, build, file));
+    Ok(code)
 }

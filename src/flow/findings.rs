@@ -29,7 +29,7 @@ fn loc(t: &Topology, node: Option<petgraph::stable_graph::NodeIndex>) -> Locatio
 
 /// Compact list of labels: `Bay 0, Bay 1, Bay 2` -> `bays 0-2` when all are bays.
 fn places(labels: &[String]) -> String {
-    let nums: Option<Vec<u16>> = labels
+    let nums: Option<Vec<u32>> = labels
         .iter()
         .map(|l| l.strip_prefix("Bay ").and_then(|n| n.parse().ok()))
         .collect();

@@ -550,9 +550,9 @@ fn empty_port_findings(ports: &[EmptyPort]) -> Vec<Finding> {
     groups
         .into_iter()
         .map(|((switch, root), list)| {
-            let mut numbers: Vec<u16> = list
+            let mut numbers: Vec<u32> = list
                 .iter()
-                .filter_map(|p| p.slot_number.and_then(|n| u16::try_from(n).ok()))
+                .filter_map(|p| p.slot_number.and_then(|n| u16::try_from(n).ok()).map(u32::from))
                 .collect();
             numbers.sort_unstable();
             let slots = if numbers.is_empty() {

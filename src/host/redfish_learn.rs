@@ -97,7 +97,7 @@ pub enum BayMethod {
 /// A drive of the tree with the bay number learn and the diff give it.
 #[derive(Debug, Clone, Copy)]
 pub struct PlacedDrive<'a> {
-    pub bay: u16,
+    pub bay: u32,
     pub drive: &'a ChassisDrive,
     pub method: BayMethod,
 }
@@ -110,7 +110,7 @@ pub fn placed_drives(ch: &Chassis) -> Vec<PlacedDrive<'_>> {
     let mut located = vec![false; ch.drives.len()];
     let mut out = Vec::new();
     for (i, d) in ch.drives.iter().enumerate() {
-        if let Some(b) = d.bay.and_then(|b| u16::try_from(b).ok())
+        if let Some(b) = d.bay.and_then(|b| u16::try_from(b).ok()).map(u32::from)
             && used.insert(b)
         {
             located[i] = true;
@@ -196,7 +196,7 @@ struct BayGroup<'a> {
 /// The bay groups: drives grouped by storage subsystem and bus; a drive with no protocol
 /// (an absent one) joins its subsystem's bus when the subsystem has one. Returns the groups
 /// and the bays left out (no bus known).
-fn bay_groups(ch: &Chassis) -> (Vec<BayGroup<'_>>, Vec<u16>) {
+fn bay_groups(ch: &Chassis) -> (Vec<BayGroup<'_>>, Vec<u32>) {
     let placed = placed_drives(ch);
     let mut buses: BTreeMap<Option<&str>, std::collections::BTreeSet<Bus>> = BTreeMap::new();
     for p in &placed {
@@ -247,7 +247,7 @@ fn drive_part_id(d: &ChassisDrive) -> String {
     format!("redfish-drive-{}", slug(drive_name(d).unwrap_or("drive")))
 }
 
-fn ranges(ns: &[u16]) -> String {
+fn ranges(ns: &[u32]) -> String {
     let mut out = Vec::new();
     let mut i = 0;
     while i < ns.len() {
@@ -440,8 +440,8 @@ pub fn learn(audit: &Audit, catalog: &Catalog, id: Option<&LearnedId>) -> Option
     }
     for g in &groups {
         let label = controller_label(g.storage);
-        let numbers: Vec<u16> = g.drives.iter().map(|d| d.bay).collect();
-        let by_order: Vec<u16> = g
+        let numbers: Vec<u32> = g.drives.iter().map(|d| d.bay).collect();
+        let by_order: Vec<u32> = g
             .drives
             .iter()
             .filter(|d| d.method == BayMethod::ListOrder)
@@ -896,8 +896,8 @@ pub fn diff(plan: &Plan, ch: &Chassis) -> (Vec<DiffEntry>, Vec<Finding>) {
 fn diff_bays(plan: &Plan, ch: &Chassis, entries: &mut Vec<DiffEntry>, findings: &mut Vec<Finding>) {
     let t = &plan.topology;
     let placed = placed_drives(ch);
-    let at = |n: u16| placed.iter().find(|p| p.bay == n);
-    let mut push = |n: u16, planned: Option<(String, String)>, found: Option<&PlacedDrive>| {
+    let at = |n: u32| placed.iter().find(|p| p.bay == n);
+    let mut push = |n: u32, planned: Option<(String, String)>, found: Option<&PlacedDrive>| {
         let place = format!("Bay {n}");
         let drive = found.map(|p| p.drive).filter(|d| present(d));
         let mut problems = Vec::new();
@@ -1018,7 +1018,7 @@ mod tests {
             ],
             ..Default::default()
         };
-        let got: Vec<(u16, &str, BayMethod)> = placed_drives(&ch)
+        let got: Vec<(u32, &str, BayMethod)> = placed_drives(&ch)
             .iter()
             .map(|p| (p.bay, p.drive.id.as_str(), p.method))
             .collect();

@@ -423,7 +423,7 @@ struct Bay<'a> {
     hotplug: bool,
     drive: Option<&'a FunctionReport>,
     /// Filled once every bay is known: the bay number.
-    number: u16,
+    number: u32,
 }
 
 struct Rc<'a> {
@@ -900,10 +900,10 @@ pub fn learn_all(hosts: &[HostView], catalog: &Catalog, opts: &LearnOptions) -> 
     }
     order.sort_by(|x, y| (x.0.is_none(), x.0, &x.1).cmp(&(y.0.is_none(), y.0, &y.1)));
     order.dedup_by(|x, y| x.1 == y.1);
-    let number_of: BTreeMap<String, u16> = order
+    let number_of: BTreeMap<String, u32> = order
         .iter()
         .enumerate()
-        .map(|(i, (_, b))| (b.clone(), u16::try_from(i).unwrap_or(u16::MAX)))
+        .map(|(i, (_, b))| (b.clone(), u32::try_from(i).unwrap_or(u32::MAX)))
         .collect();
     for e in &entries {
         match &mut caps[e.capture].rcs[e.rc].holds {
@@ -1076,7 +1076,7 @@ fn write_files(
     let mut parts_text = String::new();
     let mut parts_seen: BTreeMap<String, ()> = BTreeMap::new();
     let mut build_slots = String::new();
-    let mut build_bays: BTreeMap<u16, String> = BTreeMap::new();
+    let mut build_bays: BTreeMap<u32, String> = BTreeMap::new();
     // Slot kinds other than `pcie` the learned slots take (declared before the slots).
     let mut kinds: BTreeMap<SlotKind, String> = BTreeMap::new();
     let mut body = String::new();
@@ -1375,7 +1375,7 @@ fn builtin(d: &FunctionReport, rid: &str, width: u8, generation: u8) -> Table {
 }
 
 fn bay_group(body: &mut String, bays: &[Bay], via: &str, to: &str) {
-    let numbers: Vec<u32> = bays.iter().map(|b| u32::from(b.number)).collect();
+    let numbers: Vec<u32> = bays.iter().map(|b| b.number).collect();
     let slots: Vec<Option<u32>> = bays.iter().map(|b| b.slot).collect();
     // In bay order; a list where the numbers do not run in order.
     let slot_numbers = slots.iter().all(Option::is_some).then(|| {

@@ -55,7 +55,7 @@ pub struct SlotSpec {
 /// A group of bays that share one path (interchangeable bays).
 #[derive(Debug, Clone)]
 pub struct GroupSpec {
-    pub bays: Vec<u16>,
+    pub bays: Vec<u32>,
     pub interfaces: Vec<Interface>,
     pub size: String,
     pub via: Via,
@@ -244,7 +244,7 @@ pub fn build_toml(
 }
 
 /// Bay numbers as a build file's `bays` value (`0-3,8`).
-pub fn bay_list(v: &[u16]) -> String {
+pub fn bay_list(v: &[u32]) -> String {
     plan::instantiate::compress_ranges(v).replace(", ", ",")
 }
 

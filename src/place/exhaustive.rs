@@ -21,7 +21,7 @@ pub fn best(
         let Some(space) = eval::space(catalog, &prob.platform, opts) else {
             continue;
         };
-        let bays: Vec<u16> = space.groups.iter().flat_map(|g| g.bays.clone()).collect();
+        let bays: Vec<u32> = space.groups.iter().flat_map(|g| g.bays.clone()).collect();
         // The cards the option ships with, as `place` adds them.
         let (with_cards, _) = super::with_option_cards(&prob, &space);
         let mut slot_sets: Vec<Vec<SlotPick>> = vec![Vec::new()];
@@ -42,17 +42,17 @@ pub fn best(
             }
             slot_sets = next;
         }
-        let mut bay_sets: Vec<(Vec<u16>, Vec<BayPick>)> = vec![(Vec::new(), Vec::new())];
+        let mut bay_sets: Vec<(Vec<u32>, Vec<BayPick>)> = vec![(Vec::new(), Vec::new())];
         for (p, n) in &prob.drives {
             let mut next = Vec::new();
             for (taken, base) in &bay_sets {
-                let free: Vec<u16> = bays
+                let free: Vec<u32> = bays
                     .iter()
                     .copied()
                     .filter(|b| !taken.contains(b))
                     .collect();
                 for comb in combinations(free.len(), *n) {
-                    let nums: Vec<u16> = comb.iter().map(|&i| free[i]).collect();
+                    let nums: Vec<u32> = comb.iter().map(|&i| free[i]).collect();
                     let mut t = taken.clone();
                     t.extend(&nums);
                     let mut v = base.clone();

@@ -225,7 +225,7 @@ impl Placement {
         eval::build_toml(platform, name, &self.options, &slots, &bays)
     }
 
-    fn bay_numbers(&self) -> Vec<(u16, &str)> {
+    fn bay_numbers(&self) -> Vec<(u32, &str)> {
         let mut out = Vec::new();
         for b in &self.bays {
             for n in parse_bay_list(&b.bays).unwrap_or_default() {
@@ -1033,7 +1033,7 @@ fn vendor_distance(prob: &Problem, space: &Space, placement: &Placement) -> u32 
         d += slot_rank(prob, space, class, &s.slot) as u32;
     }
     for (n, _) in placement.bay_numbers() {
-        d += n as u32;
+        d += n;
     }
     d
 }
@@ -1065,7 +1065,7 @@ fn check_constraint(options: &BTreeMap<String, String>, f: &Finding) -> Constrai
 fn merge_bays(drives: &[(PartSpec, usize)], picks: &[BayPick]) -> Vec<BayPick> {
     let mut out = Vec::new();
     for (p, _) in drives {
-        let mut nums: Vec<u16> = picks
+        let mut nums: Vec<u32> = picks
             .iter()
             .filter(|b| b.part == p.id)
             .flat_map(|b| parse_bay_list(&b.bays).unwrap_or_default())
@@ -1082,7 +1082,7 @@ fn merge_bays(drives: &[(PartSpec, usize)], picks: &[BayPick]) -> Vec<BayPick> {
     out
 }
 
-fn compress(v: &[u16]) -> String {
+fn compress(v: &[u32]) -> String {
     eval::bay_list(v)
 }
 
@@ -2123,7 +2123,7 @@ fn greedy(prob: &Problem, space: &Space) -> Result<Placement, String> {
         }
     }
     let has_card = |id: &str| slots.iter().any(|s: &SlotPick| s.slot == id);
-    let mut free: Vec<(u16, usize)> = Vec::new();
+    let mut free: Vec<(u32, usize)> = Vec::new();
     for (gi, g) in space.groups.iter().enumerate() {
         if group_connected(g, &has_card) {
             free.extend(g.bays.iter().map(|&b| (b, gi)));

@@ -120,7 +120,7 @@ pub struct SlotInfo {
 /// A bay and what feeds it.
 #[derive(Debug, Clone)]
 pub struct BayInfo {
-    pub number: u16,
+    pub number: u32,
     /// Shared by every bay of the group (large builds have tens of thousands of bays).
     pub group: std::sync::Arc<BayGroupDef>,
     pub node: Option<NodeIndex>,
@@ -137,7 +137,7 @@ pub struct Plan {
     /// Chosen option values.
     pub options: BTreeMap<String, String>,
     pub slots: BTreeMap<String, SlotInfo>,
-    pub bays: BTreeMap<u16, BayInfo>,
+    pub bays: BTreeMap<u32, BayInfo>,
     /// Root complex id -> node.
     pub root_complexes: BTreeMap<String, NodeIndex>,
     /// Root complex defs by id (lanes, bifurcation, budget rule).
@@ -258,7 +258,7 @@ pub struct Builder<'a> {
     double_width_slots: std::collections::BTreeSet<String>,
     switch_nodes: BTreeMap<String, NodeIndex>,
     switch_gen: HashMap<String, Gen>,
-    bays: BTreeMap<u16, BayInfo>,
+    bays: BTreeMap<u32, BayInfo>,
 }
 
 impl<'a> Builder<'a> {
@@ -1178,7 +1178,7 @@ impl<'a> Builder<'a> {
             if !missing.is_empty() {
                 let bays = &self.bays;
                 let have = have_bays.get_or_insert_with(|| {
-                    compress_ranges(&bays.keys().copied().collect::<Vec<u16>>())
+                    compress_ranges(&bays.keys().copied().collect::<Vec<u32>>())
                 });
                 self.findings.push(
                     Finding::of(
@@ -1187,7 +1187,7 @@ impl<'a> Builder<'a> {
                             "no bay {} with the chosen options",
                             missing
                                 .iter()
-                                .map(u16::to_string)
+                                .map(u32::to_string)
                                 .collect::<Vec<_>>()
                                 .join(", ")
                         ),
@@ -1228,8 +1228,8 @@ fn slot_label(slots: &BTreeMap<String, SlotInfo>, id: &str) -> String {
         .unwrap_or_else(|| id.to_string())
 }
 
-fn bay_interface_help(bays: &BTreeMap<u16, BayInfo>, iface: Interface) -> String {
-    let ok: Vec<u16> = bays
+fn bay_interface_help(bays: &BTreeMap<u32, BayInfo>, iface: Interface) -> String {
+    let ok: Vec<u32> = bays
         .values()
         .filter(|b| b.group.interfaces.contains(&iface))
         .map(|b| b.number)
@@ -1245,7 +1245,7 @@ fn bay_interface_help(bays: &BTreeMap<u16, BayInfo>, iface: Interface) -> String
 }
 
 /// `[0,1,2,5]` -> `0-2, 5`.
-pub fn compress_ranges(v: &[u16]) -> String {
+pub fn compress_ranges(v: &[crate::topology::BayNumber]) -> String {
     let mut out: Vec<String> = Vec::new();
     let mut i = 0;
     while i < v.len() {
@@ -1402,7 +1402,7 @@ fn storage_side(part: &Part) -> Option<NodeLimit> {
 fn place_drive(
     t: &mut Topology,
     bay: NodeIndex,
-    n: u16,
+    n: u32,
     part: &Part,
 ) -> Result<NodeIndex, DuplicateId> {
     let mut node = Node::new(

@@ -575,7 +575,7 @@ type IdSpans = HashMap<String, Range<usize>>;
 #[derive(Default, Clone)]
 struct Declared {
     ids: IdSpans,
-    bays: HashMap<u16, Range<usize>>,
+    bays: HashMap<u32, Range<usize>>,
 }
 
 fn fragment_ids<'a>(

@@ -628,13 +628,15 @@ pub struct BayFill {
     pub part: S<String>,
 }
 
-/// The most bay numbers one list may name (every `u16`), and all the lists of one platform
-/// or build together: bounds on memory and time whatever a file says (`"0-65535"` repeated).
+/// The most bay numbers one list may name, and all the lists of one platform or build
+/// together: bounds on memory and time whatever a file says (`"0-65535"` repeated, or a
+/// range of four billion numbers).
 pub const MAX_LIST_BAYS: usize = 1 << 16;
 pub const MAX_TOTAL_BAYS: usize = 1 << 20;
 
 /// Parses `"0-11"`, `"3"`, `"0,2,4-6"` into bay numbers (at most [`MAX_LIST_BAYS`]).
-pub fn parse_bay_list(s: &str) -> Result<Vec<u16>, String> {
+pub fn parse_bay_list(s: &str) -> Result<Vec<crate::topology::BayNumber>, String> {
+    use crate::topology::BayNumber;
     let mut out = Vec::new();
     for part in s.split(',').map(str::trim) {
         if out.len() > MAX_LIST_BAYS {
@@ -646,10 +648,14 @@ pub fn parse_bay_list(s: &str) -> Result<Vec<u16>, String> {
         let bad = || format!("expected a bay number or range like `0-11`, got `{part}`");
         match part.split_once('-') {
             Some((a, b)) => {
-                let a: u16 = a.trim().parse().map_err(|_| bad())?;
-                let b: u16 = b.trim().parse().map_err(|_| bad())?;
+                let a: BayNumber = a.trim().parse().map_err(|_| bad())?;
+                let b: BayNumber = b.trim().parse().map_err(|_| bad())?;
                 if b < a {
                     return Err(format!("bay range `{part}` runs backwards"));
+                }
+                // Bounded before it is made: a range may span four billion numbers.
+                if (b - a) as usize >= MAX_LIST_BAYS + 1 - out.len().min(MAX_LIST_BAYS) {
+                    return Err(format!("bay list names more than {MAX_LIST_BAYS} bays"));
                 }
                 out.extend(a..=b);
             }
@@ -688,6 +694,11 @@ mod tests {
         assert!(parse_bay_list("1,,2").is_err());
         assert_eq!(parse_bay_list("0-65535").unwrap().len(), 65536);
         assert!(parse_bay_list("0-65535,0").is_err());
+        // Numbers past 65,535 (a generated 100,000-bay chassis); a range's span is bounded
+        // before anything is made.
+        assert_eq!(parse_bay_list("99998-99999").unwrap(), vec![99_998, 99_999]);
+        assert!(parse_bay_list("0-4000000000").is_err());
+        assert!(parse_bay_list("5,0-65535").is_err());
         let many = vec!["0-65535"; 17];
         assert_eq!(over_total_bays(many.iter().copied()), Some(16));
         assert_eq!(over_total_bays(many[..16].iter().copied()), None);

@@ -223,13 +223,13 @@ pub fn panel(layout: &BayLayout, p: &Panel, opts: &TextOptions) -> String {
     // A row wider than the terminal even at the narrowest cell is drawn as several
     // shorter rows of equal length, left to right.
     let max_cols = (opts.width.saturating_sub(1) / (MIN_CELL + 1)).max(1);
-    let rows: Vec<Vec<u16>> = p
+    let rows: Vec<Vec<u32>> = p
         .rows
         .iter()
         .flat_map(|row| {
             let parts = row.len().div_ceil(max_cols).max(1);
             let per = row.len().div_ceil(parts).max(1);
-            row.chunks(per).map(<[u16]>::to_vec).collect::<Vec<_>>()
+            row.chunks(per).map(<[u32]>::to_vec).collect::<Vec<_>>()
         })
         .collect();
     let cols = rows.iter().map(Vec::len).max().unwrap_or(0);

@@ -100,7 +100,12 @@ pub fn table_in(r: &FlowReport, term: &Term) -> String {
             .set_alignment(CellAlignment::Right),
         ]);
     }
-    let mut out = crate::escape::terminal_plain(&t.to_string()).into_owned();
+    // The table of a large build is megabytes: kept as it is unless something needs escaping.
+    let table = t.to_string();
+    let mut out = match crate::escape::terminal_plain(&table) {
+        std::borrow::Cow::Owned(escaped) => escaped,
+        std::borrow::Cow::Borrowed(_) => table,
+    };
     out.push('\n');
     out
 }

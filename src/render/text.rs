@@ -60,7 +60,8 @@ pub fn platforms(catalog: &Catalog) -> String {
 /// The topology as a tree. Root ports and risers fold into the slot line below them, as a
 /// person reads a chassis; every PCIe link shows what trains and what the part could do.
 pub fn tree(t: &Topology) -> String {
-    let mut out = String::new();
+    // About 70 bytes a line, a line an element: sized once, not grown by doubling.
+    let mut out = String::with_capacity(t.graph.node_count() * 72);
     // Bays whose upstream part is missing are roots of their own: list them together.
     let (roots, loose): (Vec<NodeIndex>, Vec<NodeIndex>) = t
         .roots()
@@ -403,6 +404,35 @@ pub fn findings(findings: &[Finding], source: Option<&crate::source::SourceFile>
         count(Severity::Warning),
         count(Severity::Note)
     );
+    out
+}
+
+/// What `check` prints: the header, the planned tree (unless `tree` is false), the lane
+/// budget, the bandwidth report, the end-to-end section when there is one, and the findings
+/// with their snippets of `file`.
+pub fn check_report(
+    report: &Report,
+    bandwidth: &crate::flow::FlowReport,
+    system: Option<&crate::flow::system::SystemReport>,
+    file: &crate::source::SourceFile,
+    tree: bool,
+    term: &Term,
+) -> String {
+    let mut out = term.wrap(&header(report));
+    if tree {
+        out.push('\n');
+        out.push_str(&term.fit(&self::tree(&report.plan.topology)));
+    }
+    out.push_str("\nLane budget\n");
+    out.push_str(&budget_in(&report.budget, term));
+    out.push('\n');
+    out.push_str(&super::flow::report_in(bandwidth, term));
+    if let Some(s) = system {
+        out.push('\n');
+        out.push_str(&term.wrap(&super::flow::system(s)));
+    }
+    out.push('\n');
+    out.push_str(&term.wrap(&findings(&report.findings, Some(file))));
     out
 }
 

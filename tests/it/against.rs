@@ -427,7 +427,7 @@ fn bays_match_by_physical_slot_number_on_the_r7525_capture() {
     let report = plan::check_build(&catalog, &b, file).unwrap();
     let audit = lspci_audit(R7525);
     let d = against::diff_in(&report.plan, &audit, Some(&catalog));
-    let row = |n: u16| d.entries.iter().find(|e| e.bay == Some(n)).unwrap();
+    let row = |n: u32| d.entries.iter().find(|e| e.bay == Some(n)).unwrap();
     assert_eq!(row(12).slot_number, Some(160));
     assert_eq!(row(12).method, against::MatchMethod::PhysicalSlot);
     assert_eq!(row(12).bdf.as_deref(), Some("0000:c4:00.0"));

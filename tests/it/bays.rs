@@ -195,7 +195,7 @@ fn a_24_bay_front_is_one_row_within_120_columns() {
     let layout = layout_of_platform("r740xd", &[]);
     let front = &layout.panels[0];
     assert_eq!(front.rows.len(), 1);
-    assert_eq!(front.rows[0], (0..24).collect::<Vec<u16>>());
+    assert_eq!(front.rows[0], (0..24).collect::<Vec<u32>>());
     let pic = bays_text::panel(&layout, front, &plain());
     let widest = pic.lines().map(|l| l.chars().count()).max().unwrap();
     assert!(widest <= 120 && widest > 90, "widest line {widest}");
@@ -210,7 +210,7 @@ fn chassis_geometry_follows_the_platform() {
     );
     let r6525 = layout_of_platform("r6525", &[]);
     assert_eq!(r6525.form, "1U");
-    assert_eq!(r6525.panels[0].rows, vec![(0..10).collect::<Vec<u16>>()]);
+    assert_eq!(r6525.panels[0].rows, vec![(0..10).collect::<Vec<u32>>()]);
     let r6525_lff = layout_of_platform("r6525", &[("chassis", "4x3.5-sas")]);
     assert_eq!(r6525_lff.panels[0].rows, vec![vec![0, 1, 2, 3]]);
     let rear = layout_of_platform("r7415", &[("rear", "2x3.5-sas")]);
@@ -468,7 +468,7 @@ fn slots_come_in_physical_order_with_their_sockets() {
     );
     let s4 = &l.slots[3];
     assert_eq!(s4.socket, Some(1));
-    assert_eq!(s4.bays, (16..=19).collect::<Vec<u16>>());
+    assert_eq!(s4.bays, (16..=19).collect::<Vec<u32>>());
     assert_eq!(s4.width_text(), "x16 FH");
     assert_eq!(l.slots[1].card_short(), "BOSS");
 }
