@@ -31,6 +31,14 @@ pub const EMBEDDED: &[(&str, &str)] = &[
         include_str!("../../platforms/r6525.toml"),
     ),
     (
+        "platforms/r6515.toml",
+        include_str!("../../platforms/r6515.toml"),
+    ),
+    (
+        "platforms/r6615.toml",
+        include_str!("../../platforms/r6615.toml"),
+    ),
+    (
         "platforms/r7525.toml",
         include_str!("../../platforms/r7525.toml"),
     ),

@@ -227,7 +227,7 @@ fn platforms_lists_one_line_per_platform() {
     assert_eq!(
         ids,
         vec![
-            "nf5280m4", "r6525", "r740xd", "r7415", "r7425", "r7515", "r7525"
+            "nf5280m4", "r6515", "r6525", "r6615", "r740xd", "r7415", "r7425", "r7515", "r7525"
         ]
     );
 }
@@ -349,11 +349,13 @@ fn parts_lists_the_catalogue() {
     assert_eq!(
         nvme,
         [
+            "dell-nvme-ri-ag-15.36tb",
             "micron-9300-max-3.2tb",
             "micron-9300-pro-3.84tb",
             "samsung-pm1725-800gb",
             "samsung-pm1725a-1.6tb",
             "samsung-pm173x-dell",
+            "samsung-pm983-3.84tb",
             "skhynix-pe8010-3.84tb"
         ]
     );

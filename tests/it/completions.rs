@@ -69,9 +69,10 @@ t() {{
         .collect()
 }
 
-const MELLANOX: [&str; 3] = [
+const MELLANOX: [&str; 4] = [
     "mellanox-cx4lx-25g",
     "mellanox-cx5-100g",
+    "mellanox-cx6-100g-1p",
     "mellanox-cx6dx-100g",
 ];
 
@@ -217,7 +218,7 @@ fn complete_helper_lists_ids_by_prefix() {
         ["oracle", "oracle-80-20", "oracle-90-10"]
     );
     let (_, out, _) = run(laneplan().args(["complete", "platform", "r6"]));
-    assert_eq!(out, "r6525\n");
+    assert_eq!(out, "r6515\nr6525\nr6615\n");
     // Hidden from the help.
     let (_, help, _) = run(laneplan().arg("--help"));
     assert!(
@@ -276,7 +277,7 @@ fn part_ids_suggest_what_was_meant() {
     let (_, _, err) = run(laneplan().args(["place", "r740xd", "--part", "connectx"]));
     assert!(
         err.contains(
-            "did you mean one of `mellanox-cx4lx-25g`, `mellanox-cx5-100g`, `mellanox-cx6dx-100g`?"
+            "did you mean one of `mellanox-cx4lx-25g`, `mellanox-cx5-100g`, `mellanox-cx6-100g-1p`, `mellanox-cx6dx-100g`?"
         ),
         "{err}"
     );

@@ -32,6 +32,7 @@ mod outfile;
 mod place;
 mod place_cli;
 mod place_props;
+mod platforms_ceph;
 mod platforms_new;
 mod probe_cli;
 mod probe_common;
