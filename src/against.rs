@@ -803,16 +803,15 @@ pub fn apply(audit: &mut Audit, diff: &Diff) {
         let (Some(bdf), Some(bay)) = (&e.bdf, e.bay) else {
             continue;
         };
-        let name = format!("Bay {bay}");
         if let Some(f) = audit.functions.iter_mut().find(|f| &f.bdf == bdf) {
-            f.bay = Some(name.clone());
+            f.bay = Some(bay);
         }
         if let Some(d) = audit
             .drives
             .iter_mut()
             .find(|d| d.bdf.as_deref() == Some(bdf.as_str()))
         {
-            d.bay = Some(name);
+            d.bay = Some(bay);
         }
     }
     audit.bays = diff.entries.clone();

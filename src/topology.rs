@@ -111,12 +111,22 @@ pub struct Perf {
     pub seq_read_gbs: f64,
     /// Sequential write, GB/s (host to device).
     pub seq_write_gbs: f64,
-    /// 4K random read IOPS.
-    #[serde(default)]
+    /// 4K random read IOPS; 0 when the part's file gives none (a NIC): `null` in JSON.
+    #[serde(default, serialize_with = "unknown_as_null")]
     pub rand_read_iops: f64,
-    /// 4K random write IOPS.
-    #[serde(default)]
+    /// 4K random write IOPS; 0 when the part's file gives none: `null` in JSON.
+    #[serde(default, serialize_with = "unknown_as_null")]
     pub rand_write_iops: f64,
+}
+
+/// An IOPS figure the parts file does not give is stored as 0 and written as `null`, so a
+/// reader of the JSON never takes "unknown" for "does no I/O".
+fn unknown_as_null<S: serde::Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
+    if *v > 0.0 {
+        s.serialize_f64(*v)
+    } else {
+        s.serialize_none()
+    }
 }
 
 /// PCI identity of a live function (empty for planned nodes).

@@ -84,11 +84,14 @@ pub fn run(args: AuditArgs, catalog: &super::plan::CatalogArgs) -> miette::Resul
         s
     } else {
         let term = super::term();
-        let mut s = render::text_in(&audit, args.verbose, &term);
+        // The platform variant before the findings, so the summary line stays the audit's
+        // last word on them (the --against diff follows with its own count).
+        let (mut s, findings) = render::text_parts(&audit, args.verbose, &term);
         if let Some(v) = &audit.variant {
-            s.push('\n');
             s.push_str(&term.wrap(&laneplan::variant::render(v)));
+            s.push('\n');
         }
+        s.push_str(&findings);
         if let Some(d) = &diff {
             s.push('\n');
             // Wrapped as plain text (names escaped): its table is not painted.

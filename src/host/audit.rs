@@ -9,7 +9,7 @@ use crate::topology::Topology;
 use serde::Serialize;
 
 /// Version of the JSON document (`docs/audit-json.md`).
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 #[derive(Debug, Clone, Copy)]
 pub struct AuditOptions {
@@ -86,8 +86,8 @@ pub struct FunctionReport {
     /// The physical slot number the host reports (Slot Capabilities' number of a port, or a
     /// numeric Physical Slot), if any.
     pub slot_number: Option<u32>,
-    /// Filled when a plan is given (per-bay diff); `null` until then.
-    pub bay: Option<String>,
+    /// The bay number, filled when a plan is given (per-bay diff); `null` until then.
+    pub bay: Option<u32>,
     /// `[secondary, subordinate]` of a bridge.
     pub buses: Option<[u8; 2]>,
     pub link: Option<LinkState>,
@@ -121,8 +121,8 @@ pub struct DriveReport {
     /// The physical slot number of the drive's port (Slot Capabilities), or its own numeric
     /// Physical Slot: what places it in a bay without a plan.
     pub slot_number: Option<u32>,
-    /// Filled when a plan is given.
-    pub bay: Option<String>,
+    /// The bay number, filled when a plan is given; `null` until then.
+    pub bay: Option<u32>,
     pub numa_node: Option<u32>,
     pub link: Option<LinkState>,
     pub link_max: Option<LinkState>,

@@ -237,7 +237,7 @@ pub fn drive_table_in(a: &Audit, term: &Term) -> String {
                 opt(&d.model),
                 opt(&d.serial),
                 opt(&d.slot),
-                opt(&d.bay),
+                opt(&d.bay.map(|b| format!("Bay {b}"))),
                 opt(&d.numa_node),
                 link,
                 link_cell(&d.link_max),
@@ -298,6 +298,15 @@ pub fn text_with(a: &Audit, verbose: bool) -> String {
 
 /// [`text_with`] fitted to a terminal: tree lines are cut, the table shrinks, findings wrap.
 pub fn text_in(a: &Audit, verbose: bool, term: &Term) -> String {
+    let (mut s, findings) = text_parts(a, verbose, term);
+    s.push_str(&findings);
+    s
+}
+
+/// The audit's text in two parts: the facts (tree, switches, drives, chassis) and the
+/// findings with their summary line, so a command can put its own sections (the platform
+/// variant) between them and keep the summary after every finding it explains.
+pub fn text_parts(a: &Audit, verbose: bool, term: &Term) -> (String, String) {
     let mut s = String::new();
     if !(a.functions.is_empty() && a.chassis.is_some()) {
         s.push_str(&term.fit(&tree(a, TreeStyle::Full)));
@@ -324,8 +333,7 @@ pub fn text_in(a: &Audit, verbose: bool, term: &Term) -> String {
         s.push_str(&term.wrap(&empty_ports(a)));
         s.push('\n');
     }
-    s.push_str(&crate::render::text::findings_in(&a.findings, None, term));
-    s
+    (s, crate::render::text::findings_in(&a.findings, None, term))
 }
 
 /// The part a switch is, from its ids: PLX/Broadcom PEX device ids are the part numbers

@@ -43,7 +43,7 @@ pub fn targets(
             }
             let mut t = ProbeTarget::from_path(dev.join(&ns.name));
             t.label = ns.name.clone();
-            let bay = d.bay.clone().or_else(|| {
+            let bay = d.bay.map(|b| format!("Bay {b}")).or_else(|| {
                 diff.and_then(|df| {
                     df.entries
                         .iter()

@@ -118,7 +118,7 @@ fn exit_codes() {
 #[test]
 fn json_is_versioned_and_alone_on_stdout() {
     let v = run_json(&own("r6525-gen3"));
-    assert_eq!(v["schema_version"], 1);
+    assert_eq!(v["schema_version"], 2);
     assert_eq!(v["functions"].as_array().unwrap().len(), 12);
     assert_eq!(
         v["drives"][0]["link"],

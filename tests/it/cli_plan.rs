@@ -359,6 +359,24 @@ fn parts_lists_the_catalogue() {
             "skhynix-pe8010-3.84tb"
         ]
     );
+    // An IOPS figure the catalogue does not give (a NIC) is null, never 0.0; a given one a number.
+    let (code, out, _) = laneplan(&["parts", "--class", "nic", "--json"]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let cx5 = v["parts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["id"] == "mellanox-cx5-100g")
+        .expect("the ConnectX-5 is a NIC of the catalogue");
+    assert_eq!(cx5["perf"]["rand_read_iops"], serde_json::Value::Null);
+    assert_eq!(cx5["perf"]["rand_write_iops"], serde_json::Value::Null);
+    assert_eq!(cx5["perf"]["seq_read_gbs"], 12.5);
+    let drive = &laneplan_json(&["parts", "--class", "nvme", "--json"])["parts"][0];
+    assert!(
+        drive["perf"]["rand_read_iops"].as_f64().unwrap() > 0.0,
+        "{drive}"
+    );
     let (_, table, _) = laneplan(&["parts", "--class", "gpu"]);
     assert!(
         table.contains("nvidia-v100-pcie-dw") && !table.contains("micron"),
@@ -433,4 +451,10 @@ fn each_check_rule_emits_only_its_own_codes() {
         fired.into_iter().collect::<Vec<_>>(),
         ["bifurcation", "card-rules", "generation-drop", "rc-budget"]
     );
+}
+
+fn laneplan_json(args: &[&str]) -> serde_json::Value {
+    let (code, out, err) = laneplan(args);
+    assert_eq!(code, 0, "{err}");
+    serde_json::from_str(&out).unwrap()
 }
