@@ -180,7 +180,11 @@ impl From<InputError> for InputErrors {
 /// or never end), at most [`MAX_INPUT_BYTES`], UTF-8. Every failure is an input error that
 /// names the file.
 pub fn read_source(path: &Path) -> Result<SourceFile, InputError> {
-    let name = path.display().to_string();
+    let name = if path.as_os_str() == "-" {
+        crate::input::STDIN_NAME.to_string()
+    } else {
+        path.display().to_string()
+    };
     let text = read_text(path, MAX_INPUT_BYTES).map_err(|why| {
         // About the file as a whole: no `:1:1`, no snippet (the headline names the file).
         let mut e = InputError::whole_file(name.clone(), why);
@@ -196,6 +200,16 @@ pub fn read_source(path: &Path) -> Result<SourceFile, InputError> {
 /// never blocks the open or the read.
 pub fn read_text(path: &Path, cap: u64) -> Result<String, String> {
     use std::os::unix::fs::OpenOptionsExt;
+    if path.as_os_str() == "-" {
+        // `-` is stdin (a build, parts or hwloc XML file piped in), with the same cap.
+        let bytes = crate::input::read_stdin(cap).map_err(|why| format!("cannot read: {why}"))?;
+        return String::from_utf8(bytes).map_err(|e| {
+            format!(
+                "not UTF-8 text (invalid byte at offset {})",
+                e.utf8_error().valid_up_to()
+            )
+        });
+    }
     let file = std::fs::OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NONBLOCK)

@@ -41,7 +41,11 @@ pub struct HwlocHost {
 
 /// Reads the file at `path`.
 pub fn read(path: &Path) -> Result<HwlocHost, InputError> {
-    let name = path.display().to_string();
+    let name = if path.as_os_str() == "-" {
+        crate::input::STDIN_NAME.to_string()
+    } else {
+        path.display().to_string()
+    };
     let text = crate::source::read_text(path, MAX_BYTES)
         .map_err(|why| unlocated(path, format!("{name}: {why}")))?;
     parse(&text, &name)

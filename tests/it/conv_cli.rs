@@ -162,6 +162,49 @@ fn dash_is_stdout_for_outputs_and_stdin_for_inputs() {
     b["source"] = serde_json::Value::Null;
     assert_eq!(a, b);
 
+    // `-` is stdin for every other input too: a build (`check -`, `--against -`) and an
+    // hwloc XML file give what the file gives; an error names <stdin>.
+    let (code, from_file, _) = run(laneplan().args(["check", BUILD]));
+    let (code2, from_stdin, err) = run(laneplan().args(["check", "-"]).pipe_stdin(BUILD).unwrap());
+    assert_eq!((code, code2), (0, 0), "{err}");
+    assert_eq!(
+        from_file.lines().last(),
+        Some("0 errors, 2 warnings, 1 note"),
+        "{from_file}"
+    );
+    assert_eq!(from_file.lines().count(), from_stdin.lines().count());
+    assert_eq!(from_file.lines().last(), from_stdin.lines().last());
+    let (code, _, err) = run(laneplan().args(["check", "-"]).write_stdin("x = [\n"));
+    assert_eq!(code, 2);
+    assert!(err.starts_with("error: <stdin>:1:6:"), "{err}");
+    let real = lspci_dump("r740xd");
+    let (code, against, err) = run(laneplan()
+        .args(["audit", "--lspci"])
+        .arg(&real)
+        .args(["--against", "-"])
+        .pipe_stdin(BUILD)
+        .unwrap());
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        against
+            .lines()
+            .any(|l| l.starts_with("error[LP0324]: Integrated storage controller slot: wrong part")),
+        "{against}"
+    );
+    let xml = fixtures().join("shared/hwloc-xml/nvidiaDGX2.xml");
+    let (code, from_file, _) = run(laneplan()
+        .args(["audit", "--json", "--hwloc-xml"])
+        .arg(&xml));
+    let (code2, from_stdin, err) = run(laneplan()
+        .args(["audit", "--json", "--hwloc-xml", "-"])
+        .pipe_stdin(&xml)
+        .unwrap());
+    assert_eq!(code, code2, "{err}");
+    let a: serde_json::Value = serde_json::from_str(&from_file).unwrap();
+    let b: serde_json::Value = serde_json::from_str(&from_stdin).unwrap();
+    assert_eq!(a["functions"], b["functions"]);
+    assert_eq!(a["functions"].as_array().unwrap().len(), 84);
+
     // `learn -o -` cannot put three files on stdout: refused, nothing written.
     let (code, _, err) = run(in_cwd()
         .args(["learn", "--sysfs-root"])
