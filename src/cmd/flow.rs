@@ -230,7 +230,7 @@ pub struct DotArgs {
     pub options: Vec<(String, String)>,
     /// Write the graph to FILE (atomically: temp file + rename) instead of stdout (`-`:
     /// stdout).
-    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    #[arg(short = 'o', long = "output", value_name = "FILE", value_parser = super::output_path)]
     pub output: Option<std::path::PathBuf>,
     #[command(flatten)]
     pub opts: FlowOpts,

@@ -36,7 +36,8 @@ pub struct LearnArgs {
         long = "output",
         visible_alias = "out",
         value_name = "DIR",
-        value_hint = clap::ValueHint::DirPath
+        value_hint = clap::ValueHint::DirPath,
+        value_parser = super::output_path
     )]
     pub out: PathBuf,
     /// Replace learned files already in the output directory.

@@ -81,6 +81,25 @@ fn parse_color(s: &str) -> Result<Color, String> {
 /// The value parser of a flag with enumerated values: clap lists them in `--help`, the
 /// generated completions offer them, and a typo gets clap's did-you-mean (`--class nvmee`:
 /// "a similar value exists: 'nvme'"); `parse` turns the chosen one into its type.
+/// `-o FILE` of `place`, `dot` and `learn`: a path, except one that reads as a platform
+/// option (`-o front=24nvme`, the old meaning of `-o` in `show`): that is refused with the
+/// flag options take, so it never becomes a file named `front=24nvme` (`./front=24nvme`
+/// writes one on purpose).
+pub fn output_path(s: &str) -> Result<std::path::PathBuf, String> {
+    if let Some((k, v)) = s.split_once('=') {
+        let keyish = !k.is_empty()
+            && k.chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_');
+        if keyish && !v.is_empty() && !v.contains('/') {
+            return Err(format!(
+                "`{s}` looks like a platform option, and -o is the output file: options are \
+                 `-O {s}` (to write a file of that name, say `./{s}`)"
+            ));
+        }
+    }
+    Ok(std::path::PathBuf::from(s))
+}
+
 pub fn one_of<T>(
     values: &[&'static str],
     parse: fn(&str) -> Result<T, String>,

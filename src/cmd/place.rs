@@ -54,7 +54,7 @@ pub struct PlaceArgs {
     pub json: bool,
     /// Write the best placement as a build file (atomically: a temporary file, then rename;
     /// `-`: the build file on stdout, the report on stderr).
-    #[arg(short = 'o', long = "output", value_name = "BUILD.toml")]
+    #[arg(short = 'o', long = "output", value_name = "BUILD.toml", value_parser = super::output_path)]
     pub output: Option<PathBuf>,
 }
 

@@ -648,3 +648,45 @@ fn place_warnings_are_finding_objects() {
     };
     assert_eq!(keys(w), keys(f));
 }
+
+#[test]
+fn an_output_that_reads_as_a_platform_option_is_refused() {
+    // The two runs: `-o front=...` (the old meaning of -o in `show`) wrote a file
+    // named `front=...` with exit 0. Now -o is the output and such a name is refused, pointing
+    // at -O; `./front=...` still writes a file of that name on purpose.
+    let cwd = tempfile::tempdir().unwrap();
+    let in_cwd = || {
+        let mut c = laneplan();
+        c.current_dir(cwd.path());
+        c
+    };
+    let (code, _, err) = run(in_cwd().args([
+        "place",
+        "r740xd",
+        "--part",
+        "micron-9300-pro-3.84tb=4",
+        "-o",
+        "front=12nvme-12sas",
+    ]));
+    assert_eq!(code, 2);
+    assert!(err.contains("`-O front=12nvme-12sas`"), "{err}");
+    let (code, _, err) = run(in_cwd().args(["dot", "r740xd", "-o", "front=24nvme"]));
+    assert_eq!(code, 2);
+    assert!(err.contains("looks like a platform option"), "{err}");
+    let (code, _, err) = run(in_cwd().args([
+        "learn",
+        "--sysfs-root",
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/sysfs/r740xd-12nvme"
+        ),
+        "-o",
+        "front=x",
+    ]));
+    assert_eq!(code, 2, "{err}");
+    let made: Vec<_> = std::fs::read_dir(cwd.path()).unwrap().flatten().collect();
+    assert!(made.is_empty(), "{made:?}");
+    let (code, _, err) = run(in_cwd().args(["dot", "r740xd", "-o", "./front=24nvme"]));
+    assert_eq!(code, 0, "{err}");
+    assert!(cwd.path().join("front=24nvme").is_file());
+}
