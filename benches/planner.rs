@@ -66,7 +66,7 @@ fn once(platform: &str, build: &str) -> ([Duration; 5], f64, usize) {
         &report.findings[..report.findings.len().min(3)]
     );
     assert!(
-        out.contains("0 error(s)"),
+        out.contains("\n0 errors, "),
         "{}",
         &out[..out.len().min(2000)]
     );
