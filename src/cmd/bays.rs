@@ -137,6 +137,8 @@ pub fn bays(args: &BaysArgs, cat: &CatalogArgs) -> Result<ExitCode> {
             width: term
                 .width
                 .unwrap_or(bays_text::TextOptions::default().width),
+            // No width (a pipe, --wide): the tables are never wrapped, as in every command.
+            unlimited_tables: term.width.is_none(),
         };
         // --color: auto strips the colour for NO_COLOR and for output that is not a terminal.
         let mut out = super::stdout();

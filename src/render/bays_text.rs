@@ -28,6 +28,9 @@ pub struct TextOptions {
     pub color: bool,
     /// Terminal columns the picture must fit.
     pub width: usize,
+    /// The tables (slots, problems) take the width of their cells, as on a pipe: a fact is
+    /// never wrapped onto a line without its slot. The bay picture keeps `width`.
+    pub unlimited_tables: bool,
 }
 
 impl Default for TextOptions {
@@ -36,6 +39,7 @@ impl Default for TextOptions {
             ascii: false,
             color: false,
             width: 120,
+            unlimited_tables: false,
         }
     }
 }
@@ -313,8 +317,10 @@ fn table(opts: &TextOptions, header: Vec<&str>) -> Table {
     } else {
         presets::UTF8_FULL_CONDENSED
     });
-    t.set_content_arrangement(ContentArrangement::Dynamic);
-    t.set_width(opts.width as u16);
+    if !opts.unlimited_tables {
+        t.set_content_arrangement(ContentArrangement::Dynamic);
+        t.set_width(opts.width as u16);
+    }
     t.set_header(header);
     t
 }

@@ -87,6 +87,7 @@ fn plain() -> TextOptions {
         ascii: false,
         color: false,
         width: 120,
+        unlimited_tables: false,
     }
 }
 
@@ -174,6 +175,7 @@ fn pictures_fit_120_columns_and_ascii_is_ascii() {
                     ascii: true,
                     color,
                     width: 120,
+                    unlimited_tables: false,
                 },
             )
         };
@@ -506,6 +508,7 @@ fn colour_follows_the_socket_only_when_asked() {
             ascii: false,
             color: true,
             width: 120,
+            unlimited_tables: false,
         },
     );
     let blue = anstyle::AnsiColor::Blue.on_default().render().to_string();

@@ -425,3 +425,35 @@ fn against_table_fits_and_keeps_the_found_link() {
         "{empty}"
     );
 }
+
+#[test]
+fn piped_bays_tables_keep_each_card_on_its_slot_line() {
+    // The real R7525 capture: the OCP NIC's name wrapped onto a line without its slot when the
+    // slot table was fitted to 120 columns on a pipe, so `| grep E810` lost "OCP 3.0".
+    let dump = crate::common::lspci_dump("r7525");
+    let (code, out, err) = crate::common::run(
+        crate::common::laneplan()
+            .env_remove("COLUMNS")
+            .args(["bays", "r7525", "--lspci"])
+            .arg(&dump),
+    );
+    assert_eq!(code, 0, "{err}");
+    let line = |needle: &str| {
+        out.lines()
+            .find(|l| l.contains(needle))
+            .unwrap_or_else(|| panic!("no line with {needle}:\n{out}"))
+            .to_string()
+    };
+    let ocp = line("E810-C");
+    assert!(
+        ocp.contains("OCP 3.0")
+            && ocp.contains("Intel Corporation Ethernet Controller E810-C")
+            && ocp.contains("Gen4 x16"),
+        "{ocp}"
+    );
+    let slot2 = line("Xilinx");
+    assert!(
+        slot2.contains("Slot 2") && slot2.contains("Gen3 x16"),
+        "{slot2}"
+    );
+}
