@@ -32,6 +32,8 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 mod compare;
+#[doc(hidden)]
+pub mod roundtrip;
 mod sockets;
 mod write;
 pub use compare::{Difference, DifferenceKind, Differences, render_differences};

@@ -3,47 +3,9 @@
 //! reason or, written as the CLI writes it, loads with `--platform-dir` and passes `check`.
 //! The real captures must not be refused.
 
-use laneplan::finding::Severity;
-use laneplan::learn::{self, LearnOptions, LearnedId};
+use laneplan::learn::roundtrip::learn_write_load_check as property;
 use laneplan::platform::Catalog;
 use std::path::Path;
-
-/// The target's harness (fuzz/fuzz_targets/learn_writer.rs), returning the refusal if any.
-fn property(data: &[u8], cat: &Catalog) -> Result<(), String> {
-    let text = String::from_utf8_lossy(data);
-    let mut lines = text.splitn(4, '\n');
-    let product = lines.next().unwrap_or_default();
-    let cpu = lines.next().unwrap_or_default();
-    let id = lines.next().unwrap_or_default();
-    let dump = lines.next().unwrap_or_default();
-    let mut host = learn::read_lspci(dump, "fuzz.lspci-vvnn.txt");
-    host.audit.product = (!product.is_empty()).then(|| product.to_string());
-    host.cpu = (!cpu.is_empty()).then(|| cpu.to_string());
-    let opts = LearnOptions {
-        id: LearnedId::parse(id).ok(),
-        compare: None,
-    };
-    let learned = learn::learn(&host, cat, &opts);
-    learn::loads(&learned, cat)?;
-    let dir = tempfile::tempdir().unwrap();
-    learn::write(&learned, dir.path(), false).unwrap();
-    let loaded = Catalog::with_dir(Some(&dir.path().join("platform")))
-        .unwrap_or_else(|e| panic!("the written platform does not load: {e:?}"));
-    assert!(loaded.platform(learned.id.as_str()).is_some());
-    let report = laneplan::plan::check_build_file(&loaded, &dir.path().join("build.toml"))
-        .unwrap_or_else(|e| panic!("the written build does not load: {e:?}"));
-    let errors: Vec<String> = report
-        .findings
-        .iter()
-        .filter(|f| f.severity == Severity::Error)
-        .map(|f| format!("{} {}", f.code, f.message))
-        .collect();
-    assert!(
-        errors.is_empty(),
-        "the written build fails check: {errors:?}"
-    );
-    Ok(())
-}
 
 #[test]
 fn the_learn_writer_corpus_loads_or_is_refused_with_a_reason() {
