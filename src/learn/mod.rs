@@ -324,11 +324,35 @@ pub fn learn_findings(learned: &Learned, views: &[HostView]) -> Vec<Finding> {
     use crate::finding::{Code, Location};
     let mut out = Vec::new();
     if learned.summary.planned == 0 {
+        // NVMe controllers that are no PCI function (an Apple SoC's, `transport` apple-nvme):
+        // the host has drives, but no PCI position to plan them in.
+        let off_pci: Vec<String> = views[0]
+            .audit
+            .drives
+            .iter()
+            .filter(|d| d.bdf.is_none())
+            .map(|d| {
+                format!(
+                    "{} ({}, transport {})",
+                    clean(d.controller.as_deref().unwrap_or("-")),
+                    clean(d.model.as_deref().unwrap_or("no model")),
+                    clean(d.transport.as_deref().unwrap_or("unknown"))
+                )
+            })
+            .collect();
+        let why = if off_pci.is_empty() {
+            "shows no device on a root port (only the platform's own functions or devices on a root bus)".to_string()
+        } else {
+            format!(
+                "shows no device on a root port; its NVMe controller(s) {} are not PCI functions, so there is no PCI position to plan them in",
+                off_pci.join(", ")
+            )
+        };
         out.push(
             Finding::of(
                 Code::LearnedNothingPlanned,
                 format!(
-                    "the learned build plans no part: {} shows no device on a root port (only the platform's own functions or devices on a root bus)",
+                    "the learned build plans no part: {} {why}",
                     clean(&views[0].source)
                 ),
             )

@@ -104,3 +104,30 @@ fn a_missing_or_changed_power_drive_is_reported() {
         "{text}"
     );
 }
+
+/// An Apple SoC's NVMe controller is no PCI function: the PCI build is empty, and learn says
+/// why (LP0500 naming the controller), exit 0; the audit against it compares nothing.
+#[test]
+fn apple_nvme_learns_an_empty_pci_build_and_says_why() {
+    let (_t, root) = unpack("libnvme-power-nvme-multipath/tree-apple-nvme.tar.xz");
+    let out = tempfile::tempdir().unwrap();
+    let said = learn(&root, out.path());
+    assert!(
+        said.contains("warning[LP0500]: the learned build plans no part: sysfs:"),
+        "{said}"
+    );
+    assert!(
+        said.contains(
+            "shows no device on a root port; its NVMe controller(s) nvme0 (APPLE SSD AP2048Z, transport apple-nvme) are not PCI functions, so there is no PCI position to plan them in"
+        ),
+        "{said}"
+    );
+    let (code, text) = audit(&root, out.path());
+    assert_eq!(code, Some(0), "{text}");
+    assert!(
+        text.contains(
+            "(the plan has no bay, slot or card to compare with the host)\n0 of 0 planned found"
+        ),
+        "{text}"
+    );
+}
