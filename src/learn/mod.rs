@@ -1369,7 +1369,7 @@ fn write_files(
                 _ => format!("Onboard at {}", d.bdf),
             };
             let number = next_bay;
-            next_bay += 1;
+            next_bay = next_bay.saturating_add(1);
             body.push_str(
                 &Table::new(
                     "bays",
