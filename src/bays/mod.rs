@@ -839,311 +839,26 @@ fn bay_path(t: &Topology, info: &BayInfo, plan: &Plan) -> Vec<String> {
     out
 }
 
+/// Sockets by index: label and NUMA nodes.
+type SocketLabels = BTreeMap<u8, (String, Vec<u32>)>;
+
 fn build(report: &Report, form: String) -> BayLayout {
     let plan = &report.plan;
     let t = &plan.topology;
     let sockets = socket_labels(t);
-    let socket_label = |i: Option<u8>| i.and_then(|i| sockets.get(&i).map(|s| s.0.clone()));
     let mut used = vec![false; report.findings.len()];
-
-    // ---- lane groups
-    let mut groups: BTreeMap<String, LaneGroup> = BTreeMap::new();
-    for info in plan.bays.values() {
-        let key = group_key(info);
-        let g = &info.group;
-        let entry = groups.entry(key.clone()).or_insert_with(|| {
-            let anchor = group_anchor(plan, info);
-            let rc = anchor.and_then(|a| rc_of(t, a));
-            let socket = anchor.and_then(|a| t.socket_index_of(a));
-            let slot = match g.via {
-                Via::Card | Via::Controller => plan.slots.get(g.to.get_ref()),
-                _ => None,
-            };
-            let card = slot.and_then(|s| s.card.as_ref().map(|(c, _)| *c));
-            let has_switch = card.is_some_and(|c| {
-                t.children(c)
-                    .iter()
-                    .any(|&k| matches!(t.node(k).kind, NodeKind::Switch { .. }))
-            });
-            let kind = match g.via {
-                Via::Card if has_switch => GroupKind::SwitchCard,
-                Via::Card => GroupKind::ExtenderCard,
-                Via::Controller => GroupKind::Controller,
-                Via::Switch => GroupKind::Switch,
-                Via::Direct => GroupKind::Direct,
-            };
-            let uplink = match g.via {
-                Via::Card | Via::Controller => card.and_then(|c| up_link(t, c)),
-                Via::Switch => plan
-                    .switches
-                    .get(g.to.get_ref())
-                    .and_then(|&s| up_link(t, s)),
-                Via::Direct => None,
-            };
-            let rc_label = rc.map(|r| t.node(r).label.clone());
-            let label = match (g.via, slot) {
-                (Via::Card | Via::Controller, Some(s)) => match card {
-                    Some(c) => format!("{}: {}", s.def.label, t.node(c).label),
-                    None => format!(
-                        "{}: no {}",
-                        s.def.label,
-                        if g.via == Via::Card {
-                            "NVMe extender card"
-                        } else {
-                            "storage controller"
-                        }
-                    ),
-                },
-                (Via::Switch, _) => plan
-                    .switches
-                    .get(g.to.get_ref())
-                    .map(|&s| t.node(s).label.clone())
-                    .unwrap_or_else(|| g.to.get_ref().clone()),
-                (Via::Direct, _) => format!("Direct x{} cables", g.width),
-                _ => g.to.get_ref().clone(),
-            };
-            let mut problems = Vec::new();
-            if slot.is_some() && card.is_none() {
-                problems.push(format!("{label}: its bays are not connected"));
-            }
-            LaneGroup {
-                key: key.clone(),
-                letter: String::new(),
-                kind,
-                label,
-                slot: slot.map(|s| s.def.label.clone()),
-                card: card.map(|c| t.node(c).label.clone()),
-                root_complex: rc_label,
-                socket,
-                uplink,
-                bay_width: if g.interfaces.contains(&Interface::Nvme) {
-                    g.width.get()
-                } else {
-                    1
-                },
-                bays: Vec::new(),
-                oversubscription: None,
-                problems,
-            }
-        });
-        entry.bays.push(info.number);
-    }
-    let mut groups: Vec<LaneGroup> = groups.into_values().collect();
-    for g in &mut groups {
-        g.bays.sort_unstable();
-        if matches!(g.kind, GroupKind::Switch | GroupKind::SwitchCard)
-            && let Some(up) = g.uplink.as_ref().and_then(|u| u.rate)
-        {
-            let down = f64::from(g.bay_width) * g.bays.len() as f64;
-            let ratio = down / f64::from(up.width.max(1));
-            if ratio > 1.0 + 1e-9 {
-                g.oversubscription = Some(ratio);
-                g.problems.push(format!(
-                    "{}: {} x{} bay ports share a {} uplink ({}:1 oversubscribed)",
-                    g.label,
-                    g.bays.len(),
-                    g.bay_width,
-                    up.short(),
-                    trim(ratio)
-                ));
-            }
-        }
-    }
-    groups.sort_by(|a, b| {
-        (
-            a.socket.is_none(),
-            a.socket,
-            &a.root_complex,
-            a.bays.first(),
-        )
-            .cmp(&(
-                b.socket.is_none(),
-                b.socket,
-                &b.root_complex,
-                b.bays.first(),
-            ))
-    });
-    for (i, g) in groups.iter_mut().enumerate() {
-        g.letter = letter(i);
-    }
-
-    // ---- bays
-    let mut bays: Vec<BayView> = Vec::new();
-    for info in plan.bays.values() {
-        let n = info.number;
-        let key = group_key(info);
-        let group = groups.iter().find(|g| g.key == key);
-        let connected = info.node.and_then(|b| t.parent(b)).is_some();
-        let (socket, numa, rc) = match info.node.filter(|_| connected) {
-            Some(b) => (
-                t.socket_index_of(b),
-                numa_of(t, b),
-                rc_of(t, b).map(|r| t.node(r).label.clone()),
-            ),
-            None => (None, None, group.and_then(|g| g.root_complex.clone())),
-        };
-        let drive = info.drive.as_ref().map(|(d, id)| (*d, id.clone()));
-        let (part, part_id, interface, link) = match &drive {
-            Some((d, id)) => {
-                let iface = match t.node(*d).kind {
-                    NodeKind::Device {
-                        class: DeviceClass::Nvme,
-                        ..
-                    } => Interface::Nvme,
-                    NodeKind::Device {
-                        class: DeviceClass::SasDrive,
-                        ..
-                    } => Interface::Sas,
-                    _ => Interface::Sata,
-                };
-                (
-                    Some(t.node(*d).label.clone()),
-                    Some(id.clone()),
-                    iface,
-                    up_link(t, *d),
-                )
-            }
-            None => (
-                None,
-                None,
-                info.group
-                    .interfaces
-                    .first()
-                    .copied()
-                    .unwrap_or(Interface::Sata),
-                None,
-            ),
-        };
-        let mut problems = Vec::new();
-        let mut has_error = false;
-        let mut has_gen_finding = false;
-        for (i, f) in report.findings.iter().enumerate() {
-            if finding_is_about_bay(f, n) {
-                used[i] = true;
-                problems.push(finding_text(f));
-                has_error |= f.severity == Severity::Error;
-                has_gen_finding |= matches!(f.code, Code::GenerationDrop);
-            }
-        }
-        let degraded_link = link.as_ref().is_some_and(LinkView::below_max);
-        if degraded_link && !has_gen_finding {
-            let l = link.as_ref().expect("checked above");
-            problems.push(format!(
-                "trains at {}; the drive can do {}",
-                l.text,
-                l.max.map(|m| m.short()).unwrap_or_default()
-            ));
-        }
-        if drive.is_some()
-            && let Some(g) = group
-            && let Some(ratio) = g.oversubscription
-        {
-            problems.push(format!(
-                "shares {}'s {} uplink with {} other bay ports ({}:1 oversubscribed)",
-                g.label,
-                g.uplink.as_ref().map(|u| u.text.as_str()).unwrap_or("?"),
-                g.bays.len().saturating_sub(1),
-                trim(ratio)
-            ));
-        }
-        let status = match &drive {
-            None => BayStatus::Empty,
-            Some(_) if degraded_link || has_error || !connected => BayStatus::Degraded,
-            Some(_) => BayStatus::Ok,
-        };
-        let mut v = BayView {
-            number: n,
-            location: BayLocation::parse(&info.group.location),
-            size: info.group.size.clone(),
-            accepts: info.group.interfaces.clone(),
-            interface,
-            part,
-            part_id,
-            socket,
-            socket_label: socket_label(socket),
-            numa_node: numa,
-            root_complex: rc,
-            group: key,
-            group_letter: group.map(|g| g.letter.clone()).unwrap_or_default(),
-            path: bay_path(t, info, plan),
-            link,
-            status,
-            problems,
-            ceiling: None,
-            tooltip: String::new(),
-            tooltip_extra: None,
-            found: None,
-            bdf: None,
-            slot_number: None,
-            matched_by: None,
-        };
-        v.refresh_tooltip();
-        bays.push(v);
-    }
-
-    // ---- slots
+    let groups = lane_groups(plan);
+    let bays = plan
+        .bays
+        .values()
+        .map(|info| bay_view(report, info, &groups, &sockets, &mut used))
+        .collect();
     let mut slot_infos: Vec<&SlotInfo> = plan.slots.values().collect();
     slot_infos.sort_by_key(|s| slot_sort_key(s));
-    let mut slots = Vec::new();
-    for s in slot_infos {
-        let socket = t.socket_index_of(s.slot);
-        let rc_label = plan
-            .rc_defs
-            .get(s.def.root_complex.get_ref())
-            .map(|r| r.label.clone())
-            .unwrap_or_else(|| s.def.root_complex.get_ref().clone());
-        let sl = socket_label(socket).unwrap_or_default();
-        let mut problems = Vec::new();
-        for (i, f) in report.findings.iter().enumerate() {
-            if finding_is_about_slot(f, s, &rc_label, &sl) {
-                used[i] = true;
-                problems.push(finding_text(f));
-            }
-        }
-        let served: Vec<u32> = plan
-            .bays
-            .values()
-            .filter(|b| {
-                matches!(b.group.via, Via::Card | Via::Controller)
-                    && b.group.to.get_ref() == s.def.id.get_ref()
-            })
-            .map(|b| b.number)
-            .collect();
-        let (card, card_class, link) = match &s.card {
-            Some((c, _)) => (
-                Some(t.node(*c).label.clone()),
-                match t.node(*c).kind {
-                    NodeKind::Device { class, .. } => Some(class),
-                    _ => None,
-                },
-                up_link(t, *c),
-            ),
-            None => (None, None, None),
-        };
-        let mut v = SlotView {
-            id: s.def.id.get_ref().clone(),
-            label: s.def.label.clone(),
-            short: slot_short(s),
-            kind: s.def.kind.get_ref().clone(),
-            electrical: s.def.electrical.get_ref().get(),
-            mechanical: s.def.mechanical.get_ref().get(),
-            height: s.def.height,
-            riser: s.def.riser.clone(),
-            socket,
-            socket_label: socket_label(socket),
-            root_complex: rc_label,
-            card,
-            card_class,
-            link,
-            reserved_by: s.reserved_by.clone(),
-            bays: served,
-            found_bdf: None,
-            problems,
-            tooltip: String::new(),
-        };
-        v.tooltip = slot_tooltip(&v);
-        slots.push(v);
-    }
+    let slots = slot_infos
+        .into_iter()
+        .map(|s| slot_view(report, s, &sockets, &mut used))
+        .collect();
 
     let notes = report
         .findings
@@ -1186,6 +901,331 @@ fn build(report: &Report, form: String) -> BayLayout {
         notes,
         host: None,
     }
+}
+
+fn socket_label_of(sockets: &SocketLabels, i: Option<u8>) -> Option<String> {
+    i.and_then(|i| sockets.get(&i).map(|s| s.0.clone()))
+}
+
+/// The lane groups of the plan's bays, sorted by socket, root complex and first bay, lettered.
+fn lane_groups(plan: &Plan) -> Vec<LaneGroup> {
+    let mut groups: BTreeMap<String, LaneGroup> = BTreeMap::new();
+    for info in plan.bays.values() {
+        let key = group_key(info);
+        let entry = groups
+            .entry(key.clone())
+            .or_insert_with(|| new_lane_group(plan, info, key));
+        entry.bays.push(info.number);
+    }
+    let mut groups: Vec<LaneGroup> = groups.into_values().collect();
+    for g in &mut groups {
+        g.bays.sort_unstable();
+        mark_oversubscription(g);
+    }
+    groups.sort_by(|a, b| {
+        (
+            a.socket.is_none(),
+            a.socket,
+            &a.root_complex,
+            a.bays.first(),
+        )
+            .cmp(&(
+                b.socket.is_none(),
+                b.socket,
+                &b.root_complex,
+                b.bays.first(),
+            ))
+    });
+    for (i, g) in groups.iter_mut().enumerate() {
+        g.letter = letter(i);
+    }
+    groups
+}
+
+/// The lane group of a bay's group, without its bays: its kind, card, uplink and label.
+fn new_lane_group(plan: &Plan, info: &BayInfo, key: String) -> LaneGroup {
+    let t = &plan.topology;
+    let g = &info.group;
+    let anchor = group_anchor(plan, info);
+    let rc = anchor.and_then(|a| rc_of(t, a));
+    let socket = anchor.and_then(|a| t.socket_index_of(a));
+    let slot = match g.via {
+        Via::Card | Via::Controller => plan.slots.get(g.to.get_ref()),
+        _ => None,
+    };
+    let card = slot.and_then(|s| s.card.as_ref().map(|(c, _)| *c));
+    let has_switch = card.is_some_and(|c| {
+        t.children(c)
+            .iter()
+            .any(|&k| matches!(t.node(k).kind, NodeKind::Switch { .. }))
+    });
+    let kind = match g.via {
+        Via::Card if has_switch => GroupKind::SwitchCard,
+        Via::Card => GroupKind::ExtenderCard,
+        Via::Controller => GroupKind::Controller,
+        Via::Switch => GroupKind::Switch,
+        Via::Direct => GroupKind::Direct,
+    };
+    let uplink = match g.via {
+        Via::Card | Via::Controller => card.and_then(|c| up_link(t, c)),
+        Via::Switch => plan
+            .switches
+            .get(g.to.get_ref())
+            .and_then(|&s| up_link(t, s)),
+        Via::Direct => None,
+    };
+    let rc_label = rc.map(|r| t.node(r).label.clone());
+    let label = match (g.via, slot) {
+        (Via::Card | Via::Controller, Some(s)) => match card {
+            Some(c) => format!("{}: {}", s.def.label, t.node(c).label),
+            None => format!(
+                "{}: no {}",
+                s.def.label,
+                if g.via == Via::Card {
+                    "NVMe extender card"
+                } else {
+                    "storage controller"
+                }
+            ),
+        },
+        (Via::Switch, _) => plan
+            .switches
+            .get(g.to.get_ref())
+            .map(|&s| t.node(s).label.clone())
+            .unwrap_or_else(|| g.to.get_ref().clone()),
+        (Via::Direct, _) => format!("Direct x{} cables", g.width),
+        _ => g.to.get_ref().clone(),
+    };
+    let mut problems = Vec::new();
+    if slot.is_some() && card.is_none() {
+        problems.push(format!("{label}: its bays are not connected"));
+    }
+    LaneGroup {
+        key,
+        letter: String::new(),
+        kind,
+        label,
+        slot: slot.map(|s| s.def.label.clone()),
+        card: card.map(|c| t.node(c).label.clone()),
+        root_complex: rc_label,
+        socket,
+        uplink,
+        bay_width: if g.interfaces.contains(&Interface::Nvme) {
+            g.width.get()
+        } else {
+            1
+        },
+        bays: Vec::new(),
+        oversubscription: None,
+        problems,
+    }
+}
+
+/// A switch group whose bay ports are wider than its uplink is oversubscribed.
+fn mark_oversubscription(g: &mut LaneGroup) {
+    if matches!(g.kind, GroupKind::Switch | GroupKind::SwitchCard)
+        && let Some(up) = g.uplink.as_ref().and_then(|u| u.rate)
+    {
+        let down = f64::from(g.bay_width) * g.bays.len() as f64;
+        let ratio = down / f64::from(up.width.max(1));
+        if ratio > 1.0 + 1e-9 {
+            g.oversubscription = Some(ratio);
+            g.problems.push(format!(
+                "{}: {} x{} bay ports share a {} uplink ({}:1 oversubscribed)",
+                g.label,
+                g.bays.len(),
+                g.bay_width,
+                up.short(),
+                trim(ratio)
+            ));
+        }
+    }
+}
+
+/// One bay: where it connects, its drive and link, its problems (the findings about it are
+/// marked in `used`) and its status.
+fn bay_view(
+    report: &Report,
+    info: &BayInfo,
+    groups: &[LaneGroup],
+    sockets: &SocketLabels,
+    used: &mut [bool],
+) -> BayView {
+    let plan = &report.plan;
+    let t = &plan.topology;
+    let n = info.number;
+    let key = group_key(info);
+    let group = groups.iter().find(|g| g.key == key);
+    let connected = info.node.and_then(|b| t.parent(b)).is_some();
+    let (socket, numa, rc) = match info.node.filter(|_| connected) {
+        Some(b) => (
+            t.socket_index_of(b),
+            numa_of(t, b),
+            rc_of(t, b).map(|r| t.node(r).label.clone()),
+        ),
+        None => (None, None, group.and_then(|g| g.root_complex.clone())),
+    };
+    let drive = info.drive.as_ref().map(|(d, id)| (*d, id.clone()));
+    let (part, part_id, interface, link) = match &drive {
+        Some((d, id)) => {
+            let iface = match t.node(*d).kind {
+                NodeKind::Device {
+                    class: DeviceClass::Nvme,
+                    ..
+                } => Interface::Nvme,
+                NodeKind::Device {
+                    class: DeviceClass::SasDrive,
+                    ..
+                } => Interface::Sas,
+                _ => Interface::Sata,
+            };
+            (
+                Some(t.node(*d).label.clone()),
+                Some(id.clone()),
+                iface,
+                up_link(t, *d),
+            )
+        }
+        None => (
+            None,
+            None,
+            info.group
+                .interfaces
+                .first()
+                .copied()
+                .unwrap_or(Interface::Sata),
+            None,
+        ),
+    };
+    let mut problems = Vec::new();
+    let mut has_error = false;
+    let mut has_gen_finding = false;
+    for (i, f) in report.findings.iter().enumerate() {
+        if finding_is_about_bay(f, n) {
+            used[i] = true;
+            problems.push(finding_text(f));
+            has_error |= f.severity == Severity::Error;
+            has_gen_finding |= matches!(f.code, Code::GenerationDrop);
+        }
+    }
+    let degraded_link = link.as_ref().is_some_and(LinkView::below_max);
+    if degraded_link && !has_gen_finding {
+        let l = link.as_ref().expect("checked above");
+        problems.push(format!(
+            "trains at {}; the drive can do {}",
+            l.text,
+            l.max.map(|m| m.short()).unwrap_or_default()
+        ));
+    }
+    if drive.is_some()
+        && let Some(g) = group
+        && let Some(ratio) = g.oversubscription
+    {
+        problems.push(format!(
+            "shares {}'s {} uplink with {} other bay ports ({}:1 oversubscribed)",
+            g.label,
+            g.uplink.as_ref().map(|u| u.text.as_str()).unwrap_or("?"),
+            g.bays.len().saturating_sub(1),
+            trim(ratio)
+        ));
+    }
+    let status = match &drive {
+        None => BayStatus::Empty,
+        Some(_) if degraded_link || has_error || !connected => BayStatus::Degraded,
+        Some(_) => BayStatus::Ok,
+    };
+    let mut v = BayView {
+        number: n,
+        location: BayLocation::parse(&info.group.location),
+        size: info.group.size.clone(),
+        accepts: info.group.interfaces.clone(),
+        interface,
+        part,
+        part_id,
+        socket,
+        socket_label: socket_label_of(sockets, socket),
+        numa_node: numa,
+        root_complex: rc,
+        group: key,
+        group_letter: group.map(|g| g.letter.clone()).unwrap_or_default(),
+        path: bay_path(t, info, plan),
+        link,
+        status,
+        problems,
+        ceiling: None,
+        tooltip: String::new(),
+        tooltip_extra: None,
+        found: None,
+        bdf: None,
+        slot_number: None,
+        matched_by: None,
+    };
+    v.refresh_tooltip();
+    v
+}
+
+/// One slot: where it connects, its card and link, the bays it serves, its problems (the
+/// findings about it are marked in `used`).
+fn slot_view(report: &Report, s: &SlotInfo, sockets: &SocketLabels, used: &mut [bool]) -> SlotView {
+    let plan = &report.plan;
+    let t = &plan.topology;
+    let socket = t.socket_index_of(s.slot);
+    let rc_label = plan
+        .rc_defs
+        .get(s.def.root_complex.get_ref())
+        .map(|r| r.label.clone())
+        .unwrap_or_else(|| s.def.root_complex.get_ref().clone());
+    let sl = socket_label_of(sockets, socket).unwrap_or_default();
+    let mut problems = Vec::new();
+    for (i, f) in report.findings.iter().enumerate() {
+        if finding_is_about_slot(f, s, &rc_label, &sl) {
+            used[i] = true;
+            problems.push(finding_text(f));
+        }
+    }
+    let served: Vec<u32> = plan
+        .bays
+        .values()
+        .filter(|b| {
+            matches!(b.group.via, Via::Card | Via::Controller)
+                && b.group.to.get_ref() == s.def.id.get_ref()
+        })
+        .map(|b| b.number)
+        .collect();
+    let (card, card_class, link) = match &s.card {
+        Some((c, _)) => (
+            Some(t.node(*c).label.clone()),
+            match t.node(*c).kind {
+                NodeKind::Device { class, .. } => Some(class),
+                _ => None,
+            },
+            up_link(t, *c),
+        ),
+        None => (None, None, None),
+    };
+    let mut v = SlotView {
+        id: s.def.id.get_ref().clone(),
+        label: s.def.label.clone(),
+        short: slot_short(s),
+        kind: s.def.kind.get_ref().clone(),
+        electrical: s.def.electrical.get_ref().get(),
+        mechanical: s.def.mechanical.get_ref().get(),
+        height: s.def.height,
+        riser: s.def.riser.clone(),
+        socket,
+        socket_label: socket_label_of(sockets, socket),
+        root_complex: rc_label,
+        card,
+        card_class,
+        link,
+        reserved_by: s.reserved_by.clone(),
+        bays: served,
+        found_bdf: None,
+        problems,
+        tooltip: String::new(),
+    };
+    v.tooltip = slot_tooltip(&v);
+    v
 }
 
 fn slot_tooltip(v: &SlotView) -> String {

@@ -539,8 +539,41 @@ pub(crate) fn resolve<'a>(
             Some("name them with --part ID[=COUNT]".into()),
         ));
     }
+    let (cards, drives) = requested_parts(catalog, &req.parts)?;
+    let fixed = fixed_options(&platform, &req.options)?;
+    let (option_sets, full_count) =
+        searched_option_sets(catalog, &platform, &fixed, req.any_option);
+    let dominated = full_count.saturating_sub(option_sets.len() as u64);
+    check_keep_free(catalog, &platform, &option_sets, &req.keep_free)?;
+    let objective = resolved_objective(req, &cards)?;
+    // The cards' own figures are read when a card offers traffic (a NIC, a boot card):
+    // served storage and what a narrowed card loses need them.
+    let cards_traffic = cards.iter().any(|(p, _)| p.write_gbs.is_finite());
+    Ok(Problem {
+        catalog,
+        platform,
+        cards,
+        drives,
+        option_sets,
+        objective,
+        keep_free: req.keep_free.clone(),
+        eval_opts: eval::EvalOpts {
+            scope: req.devices,
+            cards: cards_traffic,
+        },
+        dominated,
+    })
+}
+
+/// Cards and drives (part, count) of the request, a part named twice counted once.
+type PartCounts = Vec<(PartSpec, usize)>;
+
+fn requested_parts(
+    catalog: &Catalog,
+    parts: &[(String, usize)],
+) -> Result<(PartCounts, PartCounts), RequestError> {
     let mut merged: Vec<(String, usize)> = Vec::new();
-    for (id, n) in &req.parts {
+    for (id, n) in parts {
         match merged.iter_mut().find(|(i, _)| i == id) {
             Some(m) => m.1 += n,
             None => merged.push((id.clone(), *n)),
@@ -561,8 +594,16 @@ pub(crate) fn resolve<'a>(
             cards.push((p, n));
         }
     }
+    Ok((cards, drives))
+}
+
+/// The options the request fixes, each an existing option and choice.
+fn fixed_options(
+    platform: &PlatformSpec,
+    options: &[(String, String)],
+) -> Result<BTreeMap<String, String>, RequestError> {
     let mut fixed: BTreeMap<String, String> = BTreeMap::new();
-    for (k, v) in &req.options {
+    for (k, v) in options {
         let Some(o) = platform.options.iter().find(|o| &o.key == k) else {
             let keys: Vec<&str> = platform.options.iter().map(|o| o.key.as_str()).collect();
             return Err(req_err(
@@ -578,11 +619,17 @@ pub(crate) fn resolve<'a>(
         }
         fixed.insert(k.clone(), v.clone());
     }
-    // Option sets: the cartesian product, defaults first so ties keep the default.
-    // Dominance: a choice that changes nothing (or only reserves slots) is never better
-    // than a default that changes nothing (same space or a restriction of it, one more option
-    // off its default); choices that change nothing are interchangeable with each other (the
-    // smallest value sorts first among equal scores).
+    Ok(fixed)
+}
+
+/// Option sets: the cartesian product, defaults first so ties keep the default; with the
+/// number of sets before dominated ones are left out.
+fn searched_option_sets(
+    catalog: &Catalog,
+    platform: &PlatformSpec,
+    fixed: &BTreeMap<String, String>,
+    any_option: bool,
+) -> (Vec<BTreeMap<String, String>>, u64) {
     let mut option_sets: Vec<BTreeMap<String, String>> = vec![BTreeMap::new()];
     let mut full_count: u64 = 1;
     let defs = catalog.platform(&platform.id).map(|p| &p.def.options);
@@ -595,38 +642,14 @@ pub(crate) fn resolve<'a>(
         }
         let values: Vec<String> = if let Some(v) = fixed.get(&o.key) {
             vec![v.clone()]
-        } else if req.any_option {
-            let mut v = vec![o.default.clone()];
-            v.extend(o.values.iter().filter(|x| **x != o.default).cloned());
-            full_count = full_count.saturating_mul(v.len() as u64);
+        } else if any_option {
             let choices = defs
                 .and_then(|d| d.iter().find(|d| d.key.get_ref() == &o.key))
                 .map(|d| d.choices.as_slice())
                 .unwrap_or_default();
-            let kind = |value: &str| {
-                choices
-                    .iter()
-                    .find(|c| c.value.get_ref() == value)
-                    .map(choice_effect)
-            };
-            let default_inert = kind(&o.default) == Some(Effect::None);
-            let mut inert_kept = false;
-            let mut sorted: Vec<String> = v[1..].to_vec();
-            sorted.sort();
-            let mut keep = vec![o.default.clone()];
-            for x in sorted {
-                match kind(&x) {
-                    Some(Effect::None | Effect::ReservesOnly) if default_inert => {}
-                    Some(Effect::None) if inert_kept => {}
-                    Some(Effect::None) => {
-                        inert_kept = true;
-                        keep.push(x);
-                    }
-                    _ => keep.push(x),
-                }
-            }
-            v.retain(|x| keep.contains(x));
-            v
+            let (all, kept) = undominated_values(o, choices);
+            full_count = full_count.saturating_mul(all);
+            kept
         } else {
             vec![o.default.clone()]
         };
@@ -640,10 +663,57 @@ pub(crate) fn resolve<'a>(
         }
         option_sets = next;
     }
-    let dominated = full_count.saturating_sub(option_sets.len() as u64);
-    for s in &req.keep_free {
+    (option_sets, full_count)
+}
+
+/// An option's values to search, default first, and how many it has in all.
+/// Dominance: a choice that changes nothing (or only reserves slots) is never better
+/// than a default that changes nothing (same space or a restriction of it, one more option
+/// off its default); choices that change nothing are interchangeable with each other (the
+/// smallest value sorts first among equal scores).
+fn undominated_values(
+    o: &eval::OptionSpec,
+    choices: &[crate::platform::schema::ChoiceDef],
+) -> (u64, Vec<String>) {
+    let mut v = vec![o.default.clone()];
+    v.extend(o.values.iter().filter(|x| **x != o.default).cloned());
+    let all = v.len() as u64;
+    let kind = |value: &str| {
+        choices
+            .iter()
+            .find(|c| c.value.get_ref() == value)
+            .map(choice_effect)
+    };
+    let default_inert = kind(&o.default) == Some(Effect::None);
+    let mut inert_kept = false;
+    let mut sorted: Vec<String> = v[1..].to_vec();
+    sorted.sort();
+    let mut keep = vec![o.default.clone()];
+    for x in sorted {
+        match kind(&x) {
+            Some(Effect::None | Effect::ReservesOnly) if default_inert => {}
+            Some(Effect::None) if inert_kept => {}
+            Some(Effect::None) => {
+                inert_kept = true;
+                keep.push(x);
+            }
+            _ => keep.push(x),
+        }
+    }
+    v.retain(|x| keep.contains(x));
+    (all, v)
+}
+
+/// Every slot to keep free is a slot of some option set.
+fn check_keep_free(
+    catalog: &Catalog,
+    platform: &PlatformSpec,
+    option_sets: &[BTreeMap<String, String>],
+    keep_free: &[String],
+) -> Result<(), RequestError> {
+    for s in keep_free {
         let known = option_sets.iter().any(|o| {
-            eval::space(catalog, &platform, o).is_some_and(|sp| sp.slots.iter().any(|x| &x.id == s))
+            eval::space(catalog, platform, o).is_some_and(|sp| sp.slots.iter().any(|x| &x.id == s))
         });
         if !known {
             return Err(req_err(
@@ -652,6 +722,14 @@ pub(crate) fn resolve<'a>(
             ));
         }
     }
+    Ok(())
+}
+
+/// The objective `auto` stands for (served with a NIC), and only one that the scope allows.
+fn resolved_objective(
+    req: &Request,
+    cards: &[(PartSpec, usize)],
+) -> Result<Objective, RequestError> {
     let has_nic = cards
         .iter()
         .any(|(p, _)| p.class == DeviceClass::Nic && p.write_gbs.is_finite());
@@ -666,23 +744,7 @@ pub(crate) fn resolve<'a>(
             Some("the NICs are weighed by the served objective itself".into()),
         ));
     }
-    // The cards' own figures are read when a card offers traffic (a NIC, a boot card):
-    // served storage and what a narrowed card loses need them.
-    let cards_traffic = cards.iter().any(|(p, _)| p.write_gbs.is_finite());
-    Ok(Problem {
-        catalog,
-        platform,
-        cards,
-        drives,
-        option_sets,
-        objective,
-        keep_free: req.keep_free.clone(),
-        eval_opts: eval::EvalOpts {
-            scope: req.devices,
-            cards: cards_traffic,
-        },
-        dominated,
-    })
+    Ok(objective)
 }
 
 /// The problem for one option set: the request's cards plus those the option ships with and

@@ -127,6 +127,39 @@ pub fn text(o: &Outcome) -> String {
 /// [`text`], its warnings' severities in colour when `paint`.
 pub fn text_painted(o: &Outcome, paint: bool) -> String {
     let mut out = String::new();
+    header_lines(&mut out, o);
+    let Some(best) = o.best() else {
+        nothing_fits_lines(&mut out, o);
+        return out;
+    };
+    best_lines(&mut out, o, best);
+    why_lines(&mut out, o, best);
+    tradeoff_lines(&mut out, o, best);
+    // Painted text is fitted with `wrap_painted` (SGR kept): the text around the painted
+    // warnings is escaped here, the warnings escape their own fields.
+    let plain = |t: &str| -> String {
+        if paint {
+            crate::escape::terminal_plain(t).into_owned()
+        } else {
+            t.to_string()
+        }
+    };
+    let mut done = String::new();
+    if !best.warnings.is_empty() {
+        // In the one diagnostic style, as `check` prints them.
+        done = plain(&std::mem::take(&mut out));
+        done.push('\n');
+        done.push_str(crate::render::diag::findings_only(&best.warnings, None, paint).trim_end());
+        done.push('\n');
+    }
+    top_lines(&mut out, o);
+    vendor_lines(&mut out, o);
+    done.push_str(&plain(&out));
+    done
+}
+
+/// What is placed where, and how much was searched.
+fn header_lines(out: &mut String, o: &Outcome) {
     let parts: Vec<String> = o.parts.iter().map(|(p, n)| format!("{n} x {p}")).collect();
     let _ = writeln!(
         out,
@@ -148,31 +181,36 @@ pub fn text_painted(o: &Outcome, paint: bool) -> String {
         s.evaluations,
         s.full_space
     );
-    let Some(best) = o.best() else {
-        let _ = writeln!(out, "\nNothing fits. Constraints that fail:");
-        for c in o.infeasible.iter().take(10) {
-            let opts: Vec<String> = c.options.iter().map(|(k, v)| format!("{k}={v}")).collect();
-            let _ = writeln!(
-                out,
-                "  [{}] {}{}",
-                c.code,
-                if opts.is_empty() {
-                    String::new()
-                } else {
-                    format!("with {}: ", opts.join(" "))
-                },
-                c.message
-            );
-        }
-        if o.infeasible.len() > 10 {
-            let _ = writeln!(
-                out,
-                "  ... and {} more (--json lists all)",
-                o.infeasible.len() - 10
-            );
-        }
-        return out;
-    };
+}
+
+/// The first constraints that fail, when nothing fits.
+fn nothing_fits_lines(out: &mut String, o: &Outcome) {
+    let _ = writeln!(out, "\nNothing fits. Constraints that fail:");
+    for c in o.infeasible.iter().take(10) {
+        let opts: Vec<String> = c.options.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let _ = writeln!(
+            out,
+            "  [{}] {}{}",
+            c.code,
+            if opts.is_empty() {
+                String::new()
+            } else {
+                format!("with {}: ", opts.join(" "))
+            },
+            c.message
+        );
+    }
+    if o.infeasible.len() > 10 {
+        let _ = writeln!(
+            out,
+            "  ... and {} more (--json lists all)",
+            o.infeasible.len() - 10
+        );
+    }
+}
+
+/// The best placement: whether it is proven, where the parts go, its score, the cards added.
+fn best_lines(out: &mut String, o: &Outcome, best: &Candidate) {
     if o.proven_optimal {
         let _ = writeln!(out, "\nBest placement (proven optimal):");
     } else {
@@ -196,7 +234,7 @@ pub fn text_painted(o: &Outcome, paint: bool) -> String {
             bound
         );
     }
-    placement_lines(&mut out, &best.placement, "  ");
+    placement_lines(out, &best.placement, "  ");
     let _ = writeln!(out, "  score    {}", score_line(&best.score));
     if let Some(d) = delivers(&best.score) {
         let _ = writeln!(out, "  delivers {d}");
@@ -220,6 +258,10 @@ pub fn text_painted(o: &Outcome, paint: bool) -> String {
             opts.join(" ")
         );
     }
+}
+
+/// Why the best placement wins: the slots every candidate shares, what the runner-up gives up.
+fn why_lines(out: &mut String, o: &Outcome, best: &Candidate) {
     let _ = writeln!(out, "\nWhy it wins:");
     let _ = writeln!(out, "  {}", why(best));
     if !o.common_slots.is_empty() {
@@ -254,80 +296,75 @@ pub fn text_painted(o: &Outcome, paint: bool) -> String {
     } else {
         let _ = writeln!(out, "  it is the only placement that passes check");
     }
-    if let Some(t) = &o.tradeoff {
-        let c = &t.drives_best;
-        let _ = writeln!(
-            out,
-            "\nTrade-off: the best placement for the drives alone (read{}) against this one:",
-            if t.proven_optimal {
-                ", proven"
-            } else {
-                ", best found"
-            }
-        );
-        placement_lines(&mut out, &c.placement, "  ");
-        if let Some(d) = delivers(&c.score) {
-            let _ = writeln!(out, "  delivers {d}");
-        }
-        let _ = writeln!(
-            out,
-            "  it reads {:.2} GB/s more from the drives and serves {:.2} GB/s less to clients",
-            c.score.read_gbs - best.score.read_gbs,
-            best.score.served_gbs.unwrap_or(0.0) - c.score.served_gbs.unwrap_or(0.0)
-        );
-    }
-    // Painted text is fitted with `wrap_painted` (SGR kept): the text around the painted
-    // warnings is escaped here, the warnings escape their own fields.
-    let plain = |t: &str| -> String {
-        if paint {
-            crate::escape::terminal_plain(t).into_owned()
-        } else {
-            t.to_string()
-        }
+}
+
+/// The best placement for the drives alone against the best one, when they differ.
+fn tradeoff_lines(out: &mut String, o: &Outcome, best: &Candidate) {
+    let Some(t) = &o.tradeoff else {
+        return;
     };
-    let mut done = String::new();
-    if !best.warnings.is_empty() {
-        // In the one diagnostic style, as `check` prints them.
-        done = plain(&std::mem::take(&mut out));
-        done.push('\n');
-        done.push_str(crate::render::diag::findings_only(&best.warnings, None, paint).trim_end());
-        done.push('\n');
+    let c = &t.drives_best;
+    let _ = writeln!(
+        out,
+        "\nTrade-off: the best placement for the drives alone (read{}) against this one:",
+        if t.proven_optimal {
+            ", proven"
+        } else {
+            ", best found"
+        }
+    );
+    placement_lines(out, &c.placement, "  ");
+    if let Some(d) = delivers(&c.score) {
+        let _ = writeln!(out, "  delivers {d}");
     }
+    let _ = writeln!(
+        out,
+        "  it reads {:.2} GB/s more from the drives and serves {:.2} GB/s less to clients",
+        c.score.read_gbs - best.score.read_gbs,
+        best.score.served_gbs.unwrap_or(0.0) - c.score.served_gbs.unwrap_or(0.0)
+    );
+}
+
+/// The ranked candidates, when there is more than one.
+fn top_lines(out: &mut String, o: &Outcome) {
     if o.ranked.len() > 1 {
         let _ = writeln!(out, "\nTop {}:", o.ranked.len());
         for (i, c) in o.ranked.iter().enumerate() {
             let _ = writeln!(out, "  #{} {}", i + 1, score_line(&c.score));
-            placement_lines(&mut out, &c.placement, "     ");
+            placement_lines(out, &c.placement, "     ");
         }
     }
-    if let Some(v) = &o.vendor {
-        let _ = writeln!(
-            out,
-            "\nVendor order (card priority lists, then slot order; bays in number order):"
-        );
-        if let Some(p) = &v.placement {
-            placement_lines(&mut out, p, "  ");
-        }
-        if let Some(sc) = &v.score {
-            let _ = writeln!(out, "  score    {}", score_line(sc));
-        }
-        for e in &v.errors {
-            let _ = writeln!(out, "  error {e}");
-        }
-        if v.score.is_some() {
-            if v.gains.is_empty() {
-                let _ = writeln!(
-                    out,
-                    "  the optimum gains nothing over it: it is optimal too"
-                );
-            } else {
-                let d: Vec<String> = v.gains.iter().map(diff_line).collect();
-                let _ = writeln!(out, "  the optimum against it: {}", d.join("; "));
-            }
+}
+
+/// The placement in the vendor's order and what the optimum gains over it.
+fn vendor_lines(out: &mut String, o: &Outcome) {
+    let Some(v) = &o.vendor else {
+        return;
+    };
+    let _ = writeln!(
+        out,
+        "\nVendor order (card priority lists, then slot order; bays in number order):"
+    );
+    if let Some(p) = &v.placement {
+        placement_lines(out, p, "  ");
+    }
+    if let Some(sc) = &v.score {
+        let _ = writeln!(out, "  score    {}", score_line(sc));
+    }
+    for e in &v.errors {
+        let _ = writeln!(out, "  error {e}");
+    }
+    if v.score.is_some() {
+        if v.gains.is_empty() {
+            let _ = writeln!(
+                out,
+                "  the optimum gains nothing over it: it is optimal too"
+            );
+        } else {
+            let d: Vec<String> = v.gains.iter().map(diff_line).collect();
+            let _ = writeln!(out, "  the optimum against it: {}", d.join("; "));
         }
     }
-    done.push_str(&plain(&out));
-    done
 }
 
 /// The JSON document.

@@ -597,7 +597,43 @@ fn fragment_ids<'a>(
 fn validate_platform(def: &PlatformFile, file: &SourceFile) -> Result<(), InputErrors> {
     let mut errors = Vec::new();
     check_id(&def.id, "platform", file, &mut errors);
-    // Slot kinds.
+    let kinds = declared_slot_kinds(def, file, &mut errors);
+    let v = Validator::new(def, file, &kinds);
+    if def.sockets.is_empty() {
+        errors.push(file.error(def.id.span(), "a platform needs at least one [[socket]]"));
+    }
+    // Bound the work below whatever the file says: every list at most once.
+    if let Some(e) = too_many_bays(def, file) {
+        errors.push(e);
+        return Err(InputErrors { errors });
+    }
+    // Base ids: sockets, root complexes, slots, switches, built-ins share one namespace.
+    let mut base = Declared::default();
+    v.check_sockets(def, &mut base, &mut errors);
+    v.check_fabrics(def, &mut errors);
+    v.check_root_complexes(def, &mut base, &mut errors);
+    v.check_fragment(Fragment::base(def), &mut base, &[], &mut errors);
+    check_switch_cycles(def, file, &mut errors);
+    v.check_options(def, &base, &mut errors);
+    for rule in &def.card_rules {
+        for s in &rule.slots {
+            v.refer(s, &v.all_slots, "slot", &mut errors);
+        }
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        errors.sort_by_key(|e| (e.line, e.column));
+        Err(InputErrors { errors })
+    }
+}
+
+/// The declared slot kinds with their spans; an invalid or duplicate kind is an error.
+fn declared_slot_kinds<'a>(
+    def: &'a PlatformFile,
+    file: &SourceFile,
+    errors: &mut Vec<InputError>,
+) -> HashMap<&'a SlotKind, Range<usize>> {
     let mut kinds: HashMap<&SlotKind, Range<usize>> = HashMap::new();
     for k in &def.slot_kinds {
         if !valid_id(k.id.get_ref().as_str()) {
@@ -622,59 +658,11 @@ fn validate_platform(def: &PlatformFile, file: &SourceFile) -> Result<(), InputE
             );
         }
     }
-    let pcie = SlotKind::pcie();
-    let known_kinds = |k: &SlotKind| k == &pcie || kinds.contains_key(k);
-    let mut kind_names: Vec<&str> = kinds.keys().map(|k| k.as_str()).collect();
-    if !kinds.contains_key(&pcie) {
-        kind_names.push(SlotKind::PCIE);
-    }
-    kind_names.sort();
+    kinds
+}
 
-    let sockets: HashSet<&str> = def
-        .sockets
-        .iter()
-        .map(|s| s.id.get_ref().as_str())
-        .collect();
-    let rcs: HashSet<&str> = def
-        .root_complexes
-        .iter()
-        .map(|r| r.id.get_ref().as_str())
-        .collect();
-    let all_slots: HashSet<&str> = def
-        .slots
-        .iter()
-        .chain(
-            def.options
-                .iter()
-                .flat_map(|o| o.choices.iter().flat_map(|c| &c.slots)),
-        )
-        .map(|s| s.id.get_ref().as_str())
-        .collect();
-    let switches: HashSet<&str> = def
-        .switches
-        .iter()
-        .chain(
-            def.options
-                .iter()
-                .flat_map(|o| o.choices.iter().flat_map(|c| &c.switches)),
-        )
-        .map(|s| s.id.get_ref().as_str())
-        .collect();
-    let refer = |r: &S<String>, set: &HashSet<&str>, what: &str, errors: &mut Vec<InputError>| {
-        if !set.contains(r.get_ref().as_str()) {
-            let mut known: Vec<&&str> = set.iter().collect();
-            known.sort();
-            let known: Vec<String> = known.iter().map(|k| format!("`{k}`")).collect();
-            errors.push(
-                file.error(r.span(), format!("unknown {what} `{}`", r.get_ref()))
-                    .with_help(format!("expected one of: {}", known.join(", "))),
-            );
-        }
-    };
-    if def.sockets.is_empty() {
-        errors.push(file.error(def.id.span(), "a platform needs at least one [[socket]]"));
-    }
-    // Bound the work below whatever the file says: every list at most once.
+/// The error when the bay groups (base and every choice) name more bays than the bound.
+fn too_many_bays(def: &PlatformFile, file: &SourceFile) -> Option<InputError> {
     let groups: Vec<&BayGroupDef> = def
         .bays
         .iter()
@@ -684,173 +672,16 @@ fn validate_platform(def: &PlatformFile, file: &SourceFile) -> Result<(), InputE
                 .flat_map(|o| o.choices.iter().flat_map(|c| &c.bays)),
         )
         .collect();
-    if let Some(i) = over_total_bays(groups.iter().map(|g| g.bays.get_ref().as_str())) {
-        errors.push(file.error(
+    over_total_bays(groups.iter().map(|g| g.bays.get_ref().as_str())).map(|i| {
+        file.error(
             groups[i].bays.span(),
             format!("the bay groups name more than {MAX_TOTAL_BAYS} bays"),
-        ));
-        return Err(InputErrors { errors });
-    }
+        )
+    })
+}
 
-    // Base ids: sockets, root complexes, slots, switches, built-ins share one namespace.
-    let mut base = Declared::default();
-    let declare = |d: &mut Declared,
-                   others: &[&Declared],
-                   id: &S<String>,
-                   errors: &mut Vec<InputError>| {
-        let v = id.get_ref();
-        if let Some(why) = reserved_id(v) {
-            errors.push(file.error(id.span(), format!("id `{v}` {why}")));
-        }
-        let first = d
-            .ids
-            .get(v)
-            .or_else(|| others.iter().find_map(|o| o.ids.get(v)));
-        match first {
-            Some(first) => errors.push(
-                file.error(id.span(), format!("duplicate id `{v}`"))
-                    .with_help(format!(
-                        "first declared at line {}; ids must be unique in every combination of options",
-                        file.line_col(first.start).0
-                    )),
-            ),
-            None => {
-                d.ids.insert(v.clone(), id.span());
-            }
-        }
-    };
-    for s in &def.sockets {
-        declare(&mut base, &[], &s.id, &mut errors);
-        let cpus = crate::cpu::builtin();
-        for c in s.cpu_default.iter().chain(&s.cpus) {
-            if cpus.cpu(c.get_ref()).is_none() {
-                errors.push(file.error(c.span(), cpus.unknown_cpu(c.get_ref())));
-            }
-        }
-    }
-    for f in &def.fabrics {
-        for end in f.between.get_ref() {
-            refer(end, &sockets, "socket", &mut errors);
-        }
-        if *f.links.get_ref() == 0 {
-            errors.push(file.error(f.links.span(), "a fabric needs at least one link"));
-        }
-        check_positive(&f.gbs_per_link, "gbs_per_link", file, &mut errors);
-    }
-    for r in &def.root_complexes {
-        declare(&mut base, &[], &r.id, &mut errors);
-        refer(&r.socket, &sockets, "socket", &mut errors);
-        if *r.lanes.get_ref() == 0 {
-            errors.push(file.error(r.lanes.span(), "a root complex needs at least one lane"));
-        }
-        if let Some(g) = &r.max_gbs {
-            check_positive(g, "max_gbs", file, &mut errors);
-        }
-    }
-    let check_fragment = |slots: &[SlotDef],
-                          switches_: &[SwitchDef],
-                          bays: &[BayGroupDef],
-                          builtins: &[BuiltinDef],
-                          d: &mut Declared,
-                          others: &[&Declared],
-                          errors: &mut Vec<InputError>| {
-        for id in fragment_ids(slots, switches_, builtins) {
-            declare(d, others, id, errors);
-        }
-        for s in slots {
-            refer(&s.root_complex, &rcs, "root complex", errors);
-            if !known_kinds(s.kind.get_ref()) {
-                errors.push(
-                    file.error(
-                        s.kind.span(),
-                        format!("unknown slot kind `{}`", s.kind.get_ref()),
-                    )
-                    .with_help(format!(
-                        "declare it with [[slot_kind]]; this platform has: {}",
-                        kind_names.join(", ")
-                    )),
-                );
-            }
-            if s.electrical.get_ref() > s.mechanical.get_ref() {
-                errors.push(file.error(
-                    s.electrical.span(),
-                    format!(
-                        "electrical width x{} is wider than the connector (x{})",
-                        s.electrical.get_ref(),
-                        s.mechanical.get_ref()
-                    ),
-                ));
-            }
-        }
-        for s in switches_ {
-            if !switches.contains(s.uplink.get_ref().as_str()) {
-                refer(&s.uplink, &rcs, "root complex or switch", errors);
-            }
-        }
-        for b in bays {
-            match parse_bay_list(b.bays.get_ref()) {
-                Err(e) => errors.push(file.error(b.bays.span(), e)),
-                Ok(numbers) => {
-                    for n in numbers {
-                        let first = d
-                            .bays
-                            .get(&n)
-                            .or_else(|| others.iter().find_map(|o| o.bays.get(&n)))
-                            .cloned();
-                        match first {
-                            Some(first) => {
-                                errors.push(
-                                    file.error(b.bays.span(), format!("bay {n} is in two bay groups"))
-                                        .with_help(format!(
-                                            "the group at line {} has it too; a bay belongs to one group in every combination of options",
-                                            file.line_col(first.start).0
-                                        )),
-                                );
-                                break;
-                            }
-                            None => {
-                                d.bays.insert(n, b.bays.span());
-                            }
-                        }
-                    }
-                }
-            }
-            let (set, what) = match b.via {
-                Via::Direct => (&rcs, "root complex"),
-                Via::Switch => (&switches, "switch"),
-                Via::Card | Via::Controller => (&all_slots, "slot"),
-            };
-            refer(&b.to, set, what, errors);
-            if b.interfaces.is_empty() {
-                errors.push(file.error(b.bays.span(), "a bay group needs at least one interface"));
-            }
-            if !["front", "rear"].contains(&b.location.as_str()) {
-                errors.push(file.error(
-                    b.bays.span(),
-                    format!("bay location `{}` is not front or rear", b.location),
-                ));
-            }
-            if !["2.5", "3.5"].contains(&b.size.as_str()) {
-                errors.push(file.error(
-                    b.bays.span(),
-                    format!("bay size `{}` is not 2.5 or 3.5", b.size),
-                ));
-            }
-        }
-        for b in builtins {
-            refer(&b.root_complex, &rcs, "root complex", errors);
-        }
-    };
-    check_fragment(
-        &def.slots,
-        &def.switches,
-        &def.bays,
-        &def.builtins,
-        &mut base,
-        &[],
-        &mut errors,
-    );
-    // Cascaded switches must not form a cycle (a -> b -> a).
+/// Cascaded switches must not form a cycle (a -> b -> a).
+fn check_switch_cycles(def: &PlatformFile, file: &SourceFile, errors: &mut Vec<InputError>) {
     let all_switches: Vec<&SwitchDef> = def
         .switches
         .iter()
@@ -883,10 +714,12 @@ fn validate_platform(def: &PlatformFile, file: &SourceFile) -> Result<(), InputE
             cur = next;
         }
     }
-    // What each option's choices declare, together: choices of one option exclude each
-    // other, choices of different options combine.
-    let per_option: Vec<Declared> = def
-        .options
+}
+
+/// What each option's choices declare, together: choices of one option exclude each
+/// other, choices of different options combine.
+fn declared_per_option(def: &PlatformFile) -> Vec<Declared> {
+    def.options
         .iter()
         .map(|o| {
             let mut d = Declared::default();
@@ -902,36 +735,337 @@ fn validate_platform(def: &PlatformFile, file: &SourceFile) -> Result<(), InputE
             }
             d
         })
-        .collect();
-    let mut keys = HashSet::new();
-    for (oi, o) in def.options.iter().enumerate() {
-        if !keys.insert(o.key.get_ref().clone()) {
-            errors.push(file.error(
-                o.key.span(),
-                format!("duplicate option `{}`", o.key.get_ref()),
-            ));
+        .collect()
+}
+
+/// The lists a fragment (the platform's base, or one choice) declares.
+#[derive(Clone, Copy)]
+struct Fragment<'a> {
+    slots: &'a [SlotDef],
+    switches: &'a [SwitchDef],
+    bays: &'a [BayGroupDef],
+    builtins: &'a [BuiltinDef],
+}
+
+impl<'a> Fragment<'a> {
+    fn base(def: &'a PlatformFile) -> Self {
+        Fragment {
+            slots: &def.slots,
+            switches: &def.switches,
+            bays: &def.bays,
+            builtins: &def.builtins,
         }
-        if !o
-            .choices
+    }
+
+    fn choice(c: &'a ChoiceDef) -> Self {
+        Fragment {
+            slots: &c.slots,
+            switches: &c.switches,
+            bays: &c.bays,
+            builtins: &c.builtins,
+        }
+    }
+}
+
+/// What the rules of `validate_platform` look ids up in.
+struct Validator<'a> {
+    file: &'a SourceFile,
+    kinds: &'a HashMap<&'a SlotKind, Range<usize>>,
+    pcie: SlotKind,
+    kind_names: Vec<&'a str>,
+    sockets: HashSet<&'a str>,
+    rcs: HashSet<&'a str>,
+    all_slots: HashSet<&'a str>,
+    switches: HashSet<&'a str>,
+}
+
+impl<'a> Validator<'a> {
+    fn new(
+        def: &'a PlatformFile,
+        file: &'a SourceFile,
+        kinds: &'a HashMap<&'a SlotKind, Range<usize>>,
+    ) -> Self {
+        let pcie = SlotKind::pcie();
+        let mut kind_names: Vec<&str> = kinds.keys().map(|k| k.as_str()).collect();
+        if !kinds.contains_key(&pcie) {
+            kind_names.push(SlotKind::PCIE);
+        }
+        kind_names.sort();
+        let sockets = def
+            .sockets
             .iter()
-            .any(|c| c.value.get_ref() == o.default.get_ref())
-        {
+            .map(|s| s.id.get_ref().as_str())
+            .collect();
+        let rcs = def
+            .root_complexes
+            .iter()
+            .map(|r| r.id.get_ref().as_str())
+            .collect();
+        let all_slots = def
+            .slots
+            .iter()
+            .chain(
+                def.options
+                    .iter()
+                    .flat_map(|o| o.choices.iter().flat_map(|c| &c.slots)),
+            )
+            .map(|s| s.id.get_ref().as_str())
+            .collect();
+        let switches = def
+            .switches
+            .iter()
+            .chain(
+                def.options
+                    .iter()
+                    .flat_map(|o| o.choices.iter().flat_map(|c| &c.switches)),
+            )
+            .map(|s| s.id.get_ref().as_str())
+            .collect();
+        Validator {
+            file,
+            kinds,
+            pcie,
+            kind_names,
+            sockets,
+            rcs,
+            all_slots,
+            switches,
+        }
+    }
+
+    fn known_kind(&self, k: &SlotKind) -> bool {
+        k == &self.pcie || self.kinds.contains_key(k)
+    }
+
+    /// A reference must name one of `set`.
+    fn refer(&self, r: &S<String>, set: &HashSet<&str>, what: &str, errors: &mut Vec<InputError>) {
+        if !set.contains(r.get_ref().as_str()) {
+            let mut known: Vec<&&str> = set.iter().collect();
+            known.sort();
+            let known: Vec<String> = known.iter().map(|k| format!("`{k}`")).collect();
+            errors.push(
+                self.file
+                    .error(r.span(), format!("unknown {what} `{}`", r.get_ref()))
+                    .with_help(format!("expected one of: {}", known.join(", "))),
+            );
+        }
+    }
+
+    /// Declare `id` in `d`: not reserved, and not declared in `d` or any of `others`.
+    fn declare(
+        &self,
+        d: &mut Declared,
+        others: &[&Declared],
+        id: &S<String>,
+        errors: &mut Vec<InputError>,
+    ) {
+        let file = self.file;
+        let v = id.get_ref();
+        if let Some(why) = reserved_id(v) {
+            errors.push(file.error(id.span(), format!("id `{v}` {why}")));
+        }
+        let first = d
+            .ids
+            .get(v)
+            .or_else(|| others.iter().find_map(|o| o.ids.get(v)));
+        match first {
+            Some(first) => errors.push(
+                file.error(id.span(), format!("duplicate id `{v}`"))
+                    .with_help(format!(
+                        "first declared at line {}; ids must be unique in every combination of options",
+                        file.line_col(first.start).0
+                    )),
+            ),
+            None => {
+                d.ids.insert(v.clone(), id.span());
+            }
+        }
+    }
+
+    fn check_sockets(&self, def: &PlatformFile, base: &mut Declared, errors: &mut Vec<InputError>) {
+        for s in &def.sockets {
+            self.declare(base, &[], &s.id, errors);
+            let cpus = crate::cpu::builtin();
+            for c in s.cpu_default.iter().chain(&s.cpus) {
+                if cpus.cpu(c.get_ref()).is_none() {
+                    errors.push(self.file.error(c.span(), cpus.unknown_cpu(c.get_ref())));
+                }
+            }
+        }
+    }
+
+    fn check_fabrics(&self, def: &PlatformFile, errors: &mut Vec<InputError>) {
+        for f in &def.fabrics {
+            for end in f.between.get_ref() {
+                self.refer(end, &self.sockets, "socket", errors);
+            }
+            if *f.links.get_ref() == 0 {
+                errors.push(
+                    self.file
+                        .error(f.links.span(), "a fabric needs at least one link"),
+                );
+            }
+            check_positive(&f.gbs_per_link, "gbs_per_link", self.file, errors);
+        }
+    }
+
+    fn check_root_complexes(
+        &self,
+        def: &PlatformFile,
+        base: &mut Declared,
+        errors: &mut Vec<InputError>,
+    ) {
+        for r in &def.root_complexes {
+            self.declare(base, &[], &r.id, errors);
+            self.refer(&r.socket, &self.sockets, "socket", errors);
+            if *r.lanes.get_ref() == 0 {
+                errors.push(
+                    self.file
+                        .error(r.lanes.span(), "a root complex needs at least one lane"),
+                );
+            }
+            if let Some(g) = &r.max_gbs {
+                check_positive(g, "max_gbs", self.file, errors);
+            }
+        }
+    }
+
+    /// A fragment's ids are new (in `d` and `others`), its references resolve, its slots and
+    /// bay groups are possible ones.
+    fn check_fragment(
+        &self,
+        f: Fragment,
+        d: &mut Declared,
+        others: &[&Declared],
+        errors: &mut Vec<InputError>,
+    ) {
+        for id in fragment_ids(f.slots, f.switches, f.builtins) {
+            self.declare(d, others, id, errors);
+        }
+        for s in f.slots {
+            self.check_slot(s, errors);
+        }
+        for s in f.switches {
+            if !self.switches.contains(s.uplink.get_ref().as_str()) {
+                self.refer(&s.uplink, &self.rcs, "root complex or switch", errors);
+            }
+        }
+        for b in f.bays {
+            self.check_bay_group(b, d, others, errors);
+        }
+        for b in f.builtins {
+            self.refer(&b.root_complex, &self.rcs, "root complex", errors);
+        }
+    }
+
+    fn check_slot(&self, s: &SlotDef, errors: &mut Vec<InputError>) {
+        let file = self.file;
+        self.refer(&s.root_complex, &self.rcs, "root complex", errors);
+        if !self.known_kind(s.kind.get_ref()) {
+            errors.push(
+                file.error(
+                    s.kind.span(),
+                    format!("unknown slot kind `{}`", s.kind.get_ref()),
+                )
+                .with_help(format!(
+                    "declare it with [[slot_kind]]; this platform has: {}",
+                    self.kind_names.join(", ")
+                )),
+            );
+        }
+        if s.electrical.get_ref() > s.mechanical.get_ref() {
             errors.push(file.error(
-                o.default.span(),
+                s.electrical.span(),
                 format!(
-                    "default `{}` is not one of the choices",
-                    o.default.get_ref()
+                    "electrical width x{} is wider than the connector (x{})",
+                    s.electrical.get_ref(),
+                    s.mechanical.get_ref()
                 ),
             ));
         }
+    }
+
+    fn check_bay_group(
+        &self,
+        b: &BayGroupDef,
+        d: &mut Declared,
+        others: &[&Declared],
+        errors: &mut Vec<InputError>,
+    ) {
+        let file = self.file;
+        match parse_bay_list(b.bays.get_ref()) {
+            Err(e) => errors.push(file.error(b.bays.span(), e)),
+            Ok(numbers) => declare_bays(file, b, numbers, d, others, errors),
+        }
+        let (set, what) = match b.via {
+            Via::Direct => (&self.rcs, "root complex"),
+            Via::Switch => (&self.switches, "switch"),
+            Via::Card | Via::Controller => (&self.all_slots, "slot"),
+        };
+        self.refer(&b.to, set, what, errors);
+        if b.interfaces.is_empty() {
+            errors.push(file.error(b.bays.span(), "a bay group needs at least one interface"));
+        }
+        if !["front", "rear"].contains(&b.location.as_str()) {
+            errors.push(file.error(
+                b.bays.span(),
+                format!("bay location `{}` is not front or rear", b.location),
+            ));
+        }
+        if !["2.5", "3.5"].contains(&b.size.as_str()) {
+            errors.push(file.error(
+                b.bays.span(),
+                format!("bay size `{}` is not 2.5 or 3.5", b.size),
+            ));
+        }
+    }
+
+    /// Options: unique keys, a default among the choices, unique choices, and every
+    /// choice a valid fragment against the base and the earlier options.
+    fn check_options(&self, def: &PlatformFile, base: &Declared, errors: &mut Vec<InputError>) {
+        let file = self.file;
+        let per_option = declared_per_option(def);
+        let mut keys = HashSet::new();
+        for (oi, o) in def.options.iter().enumerate() {
+            if !keys.insert(o.key.get_ref().clone()) {
+                errors.push(file.error(
+                    o.key.span(),
+                    format!("duplicate option `{}`", o.key.get_ref()),
+                ));
+            }
+            if !o
+                .choices
+                .iter()
+                .any(|c| c.value.get_ref() == o.default.get_ref())
+            {
+                errors.push(file.error(
+                    o.default.span(),
+                    format!(
+                        "default `{}` is not one of the choices",
+                        o.default.get_ref()
+                    ),
+                ));
+            }
+            // Earlier options' declarations only: a clash between two options is reported
+            // once, at the later one.
+            let mut others: Vec<&Declared> = vec![base];
+            others.extend(per_option[..oi].iter());
+            self.check_choices(def, o, base, &others, errors);
+        }
+    }
+
+    fn check_choices(
+        &self,
+        def: &PlatformFile,
+        o: &OptionDef,
+        base: &Declared,
+        others: &[&Declared],
+        errors: &mut Vec<InputError>,
+    ) {
         let mut values = HashSet::new();
-        // Earlier options' declarations only: a clash between two options is reported once,
-        // at the later one.
-        let mut others: Vec<&Declared> = vec![&base];
-        others.extend(per_option[..oi].iter());
         for c in &o.choices {
             if !values.insert(c.value.get_ref().as_str()) {
-                errors.push(file.error(
+                errors.push(self.file.error(
                     c.value.span(),
                     format!(
                         "duplicate choice `{}` of option `{}`",
@@ -943,7 +1077,7 @@ fn validate_platform(def: &PlatformFile, file: &SourceFile) -> Result<(), InputE
             let mut own = Declared::default();
             // A host variant's choice may replace base slots by id (and nothing else).
             let unreplaced;
-            let mut others_here = others.clone();
+            let mut others_here = others.to_vec();
             if o.host_variant {
                 let mut b = base.clone();
                 for s in &c.slots {
@@ -954,33 +1088,47 @@ fn validate_platform(def: &PlatformFile, file: &SourceFile) -> Result<(), InputE
                 unreplaced = b;
                 others_here[0] = &unreplaced;
             }
-            check_fragment(
-                &c.slots,
-                &c.switches,
-                &c.bays,
-                &c.builtins,
-                &mut own,
-                &others_here,
-                &mut errors,
-            );
+            self.check_fragment(Fragment::choice(c), &mut own, &others_here, errors);
             for r in &c.reserves {
-                refer(r, &all_slots, "slot", &mut errors);
+                self.refer(r, &self.all_slots, "slot", errors);
             }
             for n in &c.numa {
-                refer(&n.socket, &sockets, "socket", &mut errors);
+                self.refer(&n.socket, &self.sockets, "socket", errors);
             }
         }
     }
-    for rule in &def.card_rules {
-        for s in &rule.slots {
-            refer(s, &all_slots, "slot", &mut errors);
+}
+
+/// Declare a bay group's bays in `d`; the first bay already in a group is an error.
+fn declare_bays(
+    file: &SourceFile,
+    b: &BayGroupDef,
+    numbers: impl IntoIterator<Item = u32>,
+    d: &mut Declared,
+    others: &[&Declared],
+    errors: &mut Vec<InputError>,
+) {
+    for n in numbers {
+        let first = d
+            .bays
+            .get(&n)
+            .or_else(|| others.iter().find_map(|o| o.bays.get(&n)))
+            .cloned();
+        match first {
+            Some(first) => {
+                errors.push(
+                    file.error(b.bays.span(), format!("bay {n} is in two bay groups"))
+                        .with_help(format!(
+                            "the group at line {} has it too; a bay belongs to one group in every combination of options",
+                            file.line_col(first.start).0
+                        )),
+                );
+                break;
+            }
+            None => {
+                d.bays.insert(n, b.bays.span());
+            }
         }
-    }
-    if errors.is_empty() {
-        Ok(())
-    } else {
-        errors.sort_by_key(|e| (e.line, e.column));
-        Err(InputErrors { errors })
     }
 }
 

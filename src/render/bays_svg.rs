@@ -471,6 +471,78 @@ fn group_kind_text(g: &LaneGroup) -> &'static str {
     }
 }
 
+/// Where the rows of the lane diagram lie, and how wide a bay chip is.
+struct LaneRows {
+    left: f64,
+    right: f64,
+    avail: f64,
+    chip: f64,
+    chip_y: f64,
+    chip_h: f64,
+    group_y: f64,
+    group_h: f64,
+    rc_y: f64,
+    rc_h: f64,
+    sock_y: f64,
+    sock_h: f64,
+}
+
+/// The gap between two lane groups.
+const GROUP_GAP: f64 = 14.0;
+
+impl LaneRows {
+    /// The rows below `y0`, the chip width that lets every group fit, and each group's span.
+    fn fit(groups: &[LaneGroup], y0: f64) -> (LaneRows, Vec<f64>) {
+        let left = MARGIN;
+        let right = WIDTH - MARGIN;
+        let avail = right - left;
+        let ggap = GROUP_GAP;
+        // Groups as wide as the row allows (their card names are long), 150 to 220 px.
+        let n_groups = groups.len() as f64;
+        let min_group = ((avail - ggap * (n_groups - 1.0)) / n_groups).clamp(150.0, 220.0);
+        // Chip width so that every group fits.
+        let mut chip = 40.0;
+        loop {
+            let need: f64 = groups
+                .iter()
+                .map(|g| (g.bays.len() as f64 * (chip + 4.0)).max(min_group))
+                .sum::<f64>()
+                + ggap * (groups.len() as f64 - 1.0);
+            if need <= avail || chip <= 14.0 {
+                break;
+            }
+            chip -= 2.0;
+        }
+        let spans: Vec<f64> = groups
+            .iter()
+            .map(|g| (g.bays.len() as f64 * (chip + 4.0)).max(min_group))
+            .collect();
+        let chip_y = y0 + 16.0;
+        let chip_h = 22.0;
+        let group_y = chip_y + chip_h + 34.0;
+        let group_h = 46.0;
+        let rc_y = group_y + group_h + 44.0;
+        let rc_h = 34.0;
+        let sock_y = rc_y + rc_h + 36.0;
+        let sock_h = 30.0;
+        let rows = LaneRows {
+            left,
+            right,
+            avail,
+            chip,
+            chip_y,
+            chip_h,
+            group_y,
+            group_h,
+            rc_y,
+            rc_h,
+            sock_y,
+            sock_h,
+        };
+        (rows, spans)
+    }
+}
+
 /// The lane diagram; returns the y below it.
 fn lanes(svg: &mut Svg, layout: &BayLayout, y0: f64) -> f64 {
     let groups = &layout.groups;
@@ -482,203 +554,216 @@ fn lanes(svg: &mut Svg, layout: &BayLayout, y0: f64) -> f64 {
         y0,
         "Lanes: bay → card / switch / controller → root complex → socket",
     );
-    let left = MARGIN;
-    let right = WIDTH - MARGIN;
-    let avail = right - left;
-    let total_bays: usize = groups.iter().map(|g| g.bays.len()).sum();
-    let ggap = 14.0;
-    // Groups as wide as the row allows (their card names are long), 150 to 220 px.
-    let n_groups = groups.len() as f64;
-    let min_group = ((avail - ggap * (n_groups - 1.0)) / n_groups).clamp(150.0, 220.0);
-    // Chip width so that every group fits.
-    let mut chip = 40.0;
-    loop {
-        let need: f64 = groups
-            .iter()
-            .map(|g| (g.bays.len() as f64 * (chip + 4.0)).max(min_group))
-            .sum::<f64>()
-            + ggap * (groups.len() as f64 - 1.0);
-        if need <= avail || chip <= 14.0 {
-            break;
-        }
-        chip -= 2.0;
-    }
-    let spans: Vec<f64> = groups
-        .iter()
-        .map(|g| (g.bays.len() as f64 * (chip + 4.0)).max(min_group))
-        .collect();
-    let used: f64 = spans.iter().sum::<f64>() + ggap * (groups.len() as f64 - 1.0);
-    let mut x = left + ((avail - used) / 2.0).max(0.0);
-    let chip_y = y0 + 16.0;
-    let chip_h = 22.0;
-    let group_y = chip_y + chip_h + 34.0;
-    let group_h = 46.0;
-    let rc_y = group_y + group_h + 44.0;
-    let rc_h = 34.0;
-    let sock_y = rc_y + rc_h + 36.0;
-    let sock_h = 30.0;
-    let _ = total_bays;
+    let (rows, spans) = LaneRows::fit(groups, y0);
+    let used: f64 = spans.iter().sum::<f64>() + GROUP_GAP * (groups.len() as f64 - 1.0);
+    let mut x = rows.left + ((rows.avail - used) / 2.0).max(0.0);
 
     let mut group_centres = Vec::new();
     svg.open("lanes", "lanes");
     for (g, span) in groups.iter().zip(&spans) {
-        let (stroke, fill) = socket_colours(g.socket);
         let cx = x + span / 2.0;
         group_centres.push(cx);
-        let chips_w = g.bays.len() as f64 * (chip + 4.0) - 4.0;
-        let mut chip_x = cx - chips_w / 2.0;
-        svg.open(&format!("group-{}", g.key.replace(':', "-")), "lane-group");
-        let mut tip = vec![format!("group {}: {}", g.letter, g.label)];
-        tip.push(format!("kind: {}", group_kind_text(g)));
-        if let Some(u) = &g.uplink {
-            tip.push(format!("uplink: {}", u.long()));
-        }
-        if let Some(rc) = &g.root_complex {
-            tip.push(format!("root complex: {rc}"));
-        }
-        tip.push(format!("bays: {}", compress_ranges(&g.bays)));
-        for p in &g.problems {
-            tip.push(format!("problem: {p}"));
-        }
-        svg.title(&tip.join("\n"));
-        for &num in &g.bays {
-            let Some(b) = layout.bay(num) else { continue };
-            let ccx = chip_x + chip / 2.0;
-            let width = b
-                .link
-                .as_ref()
-                .and_then(|l| l.rate)
-                .map(|r| f64::from(r.width))
-                .unwrap_or(1.0);
-            let colour = if b.has_problem() { PROBLEM } else { stroke };
-            svg.line(
-                ccx,
-                chip_y + chip_h,
-                ccx,
-                group_y,
-                &format!(
-                    r#"stroke="{colour}" stroke-width="{}"{}"#,
-                    n(1.0 + width / 2.0),
-                    if b.status == BayStatus::Empty {
-                        r#" stroke-dasharray="3 3""#
-                    } else {
-                        ""
-                    }
-                ),
-            );
-            let chip_fill = if b.status == BayStatus::Empty {
-                "#FFFFFF"
-            } else {
-                fill
-            };
-            svg.rect(
-                chip_x,
-                chip_y,
-                chip,
-                chip_h,
-                &format!(
-                    r#"class="lane-bay" rx="2" fill="{chip_fill}" stroke="{}" stroke-width="{}""#,
-                    if b.has_problem() { PROBLEM } else { stroke },
-                    if b.has_problem() { "2.5" } else { "1.5" }
-                ),
-            );
-            svg.text(
-                ccx,
-                chip_y + 15.0,
-                10.0,
-                r##"text-anchor="middle" fill="#1A1A1A""##,
-                &num.to_string(),
-            );
-            chip_x += chip + 4.0;
-        }
-        // The group box.
-        let gw = span - 6.0;
-        let gx = cx - gw / 2.0;
-        let problem = !g.problems.is_empty();
-        svg.rect(
-            gx,
-            group_y,
-            gw,
-            group_h,
-            &format!(
-                r#"rx="4" fill="{fill}" stroke="{}" stroke-width="{}""#,
-                if problem { PROBLEM } else { stroke },
-                if problem { "3" } else { "2" }
-            ),
-        );
-        let head = match (&g.slot, g.kind) {
-            (Some(label), _) => layout
-                .slots
-                .iter()
-                .find(|s| &s.label == label)
-                .map(|s| s.short.clone())
-                .unwrap_or_else(|| label.clone()),
-            (None, GroupKind::Direct) => "Direct cables".into(),
-            (None, _) => g.label.clone(),
-        };
-        svg.label(
-            gx + 6.0,
-            group_y + 15.0,
-            11.0,
-            r##"font-weight="bold" fill="#1A1A1A""##,
-            &format!("{}  {head}", g.letter),
-            gw - 12.0,
-        );
-        let second = match (&g.card, g.kind) {
-            (Some(c), _) => c.clone(),
-            (None, GroupKind::Direct) => format!("x{} per bay, no switch", g.bay_width),
-            (None, GroupKind::Switch) => "PCIe switch".into(),
-            (None, _) => "no card: not connected".into(),
-        };
-        svg.label(
-            gx + 6.0,
-            group_y + 29.0,
-            10.0,
-            &format!(
-                r#"fill="{}""#,
-                if g.card.is_none() && g.slot.is_some() {
-                    PROBLEM
-                } else {
-                    "#333333"
-                }
-            ),
-            &second,
-            gw - 12.0,
-        );
-        let mut third = format!("bays {}", compress_ranges(&g.bays));
-        if let Some(u) = &g.uplink {
-            third = format!("{} up · {third}", u.text);
-        }
-        if let Some(r) = g.oversubscription {
-            third = format!(
-                "{} x{} down, {} up: {}:1 oversubscribed",
-                g.bays.len(),
-                g.bay_width,
-                g.uplink.as_ref().map(|u| u.text.as_str()).unwrap_or("?"),
-                trim(r)
-            );
-        }
-        svg.label(
-            gx + 6.0,
-            group_y + 41.0,
-            10.0,
-            &format!(
-                r#"fill="{}""#,
-                if g.oversubscription.is_some() {
-                    PROBLEM
-                } else {
-                    "#333333"
-                }
-            ),
-            &third,
-            gw - 12.0,
-        );
-        svg.close();
-        x += span + ggap;
+        lane_group(svg, layout, g, &rows, cx, *span);
+        x += span + GROUP_GAP;
     }
+    let (rcs, rc_x) = root_complexes(svg, groups, &rows, &group_centres);
+    lane_sockets(svg, layout, &rows, &rcs, &rc_x);
+    svg.close();
+    rows.sock_y + rows.sock_h + 20.0
+}
 
-    // Root complexes, in group order, centred over their groups.
-    let mut rcs: Vec<(String, Option<u8>, Vec<usize>)> = Vec::new();
+/// One lane group: its bay chips, their lines down to it, and its box.
+fn lane_group(
+    svg: &mut Svg,
+    layout: &BayLayout,
+    g: &LaneGroup,
+    rows: &LaneRows,
+    cx: f64,
+    span: f64,
+) {
+    svg.open(&format!("group-{}", g.key.replace(':', "-")), "lane-group");
+    let mut tip = vec![format!("group {}: {}", g.letter, g.label)];
+    tip.push(format!("kind: {}", group_kind_text(g)));
+    if let Some(u) = &g.uplink {
+        tip.push(format!("uplink: {}", u.long()));
+    }
+    if let Some(rc) = &g.root_complex {
+        tip.push(format!("root complex: {rc}"));
+    }
+    tip.push(format!("bays: {}", compress_ranges(&g.bays)));
+    for p in &g.problems {
+        tip.push(format!("problem: {p}"));
+    }
+    svg.title(&tip.join("\n"));
+    lane_chips(svg, layout, g, rows, cx);
+    lane_group_box(svg, layout, g, rows, cx, span);
+    svg.close();
+}
+
+/// A group's bays as chips above it, each with its line down to the group.
+fn lane_chips(svg: &mut Svg, layout: &BayLayout, g: &LaneGroup, rows: &LaneRows, cx: f64) {
+    let (stroke, fill) = socket_colours(g.socket);
+    let chip = rows.chip;
+    let (chip_y, chip_h) = (rows.chip_y, rows.chip_h);
+    let chips_w = g.bays.len() as f64 * (chip + 4.0) - 4.0;
+    let mut chip_x = cx - chips_w / 2.0;
+    for &num in &g.bays {
+        let Some(b) = layout.bay(num) else { continue };
+        let ccx = chip_x + chip / 2.0;
+        let width = b
+            .link
+            .as_ref()
+            .and_then(|l| l.rate)
+            .map(|r| f64::from(r.width))
+            .unwrap_or(1.0);
+        let colour = if b.has_problem() { PROBLEM } else { stroke };
+        svg.line(
+            ccx,
+            chip_y + chip_h,
+            ccx,
+            rows.group_y,
+            &format!(
+                r#"stroke="{colour}" stroke-width="{}"{}"#,
+                n(1.0 + width / 2.0),
+                if b.status == BayStatus::Empty {
+                    r#" stroke-dasharray="3 3""#
+                } else {
+                    ""
+                }
+            ),
+        );
+        let chip_fill = if b.status == BayStatus::Empty {
+            "#FFFFFF"
+        } else {
+            fill
+        };
+        svg.rect(
+            chip_x,
+            chip_y,
+            chip,
+            chip_h,
+            &format!(
+                r#"class="lane-bay" rx="2" fill="{chip_fill}" stroke="{}" stroke-width="{}""#,
+                if b.has_problem() { PROBLEM } else { stroke },
+                if b.has_problem() { "2.5" } else { "1.5" }
+            ),
+        );
+        svg.text(
+            ccx,
+            chip_y + 15.0,
+            10.0,
+            r##"text-anchor="middle" fill="#1A1A1A""##,
+            &num.to_string(),
+        );
+        chip_x += chip + 4.0;
+    }
+}
+
+/// The group box: its letter and slot, its card, its bays and uplink.
+fn lane_group_box(
+    svg: &mut Svg,
+    layout: &BayLayout,
+    g: &LaneGroup,
+    rows: &LaneRows,
+    cx: f64,
+    span: f64,
+) {
+    let (stroke, fill) = socket_colours(g.socket);
+    let (group_y, group_h) = (rows.group_y, rows.group_h);
+    let gw = span - 6.0;
+    let gx = cx - gw / 2.0;
+    let problem = !g.problems.is_empty();
+    svg.rect(
+        gx,
+        group_y,
+        gw,
+        group_h,
+        &format!(
+            r#"rx="4" fill="{fill}" stroke="{}" stroke-width="{}""#,
+            if problem { PROBLEM } else { stroke },
+            if problem { "3" } else { "2" }
+        ),
+    );
+    let head = match (&g.slot, g.kind) {
+        (Some(label), _) => layout
+            .slots
+            .iter()
+            .find(|s| &s.label == label)
+            .map(|s| s.short.clone())
+            .unwrap_or_else(|| label.clone()),
+        (None, GroupKind::Direct) => "Direct cables".into(),
+        (None, _) => g.label.clone(),
+    };
+    svg.label(
+        gx + 6.0,
+        group_y + 15.0,
+        11.0,
+        r##"font-weight="bold" fill="#1A1A1A""##,
+        &format!("{}  {head}", g.letter),
+        gw - 12.0,
+    );
+    let second = match (&g.card, g.kind) {
+        (Some(c), _) => c.clone(),
+        (None, GroupKind::Direct) => format!("x{} per bay, no switch", g.bay_width),
+        (None, GroupKind::Switch) => "PCIe switch".into(),
+        (None, _) => "no card: not connected".into(),
+    };
+    svg.label(
+        gx + 6.0,
+        group_y + 29.0,
+        10.0,
+        &format!(
+            r#"fill="{}""#,
+            if g.card.is_none() && g.slot.is_some() {
+                PROBLEM
+            } else {
+                "#333333"
+            }
+        ),
+        &second,
+        gw - 12.0,
+    );
+    let mut third = format!("bays {}", compress_ranges(&g.bays));
+    if let Some(u) = &g.uplink {
+        third = format!("{} up · {third}", u.text);
+    }
+    if let Some(r) = g.oversubscription {
+        third = format!(
+            "{} x{} down, {} up: {}:1 oversubscribed",
+            g.bays.len(),
+            g.bay_width,
+            g.uplink.as_ref().map(|u| u.text.as_str()).unwrap_or("?"),
+            trim(r)
+        );
+    }
+    svg.label(
+        gx + 6.0,
+        group_y + 41.0,
+        10.0,
+        &format!(
+            r#"fill="{}""#,
+            if g.oversubscription.is_some() {
+                PROBLEM
+            } else {
+                "#333333"
+            }
+        ),
+        &third,
+        gw - 12.0,
+    );
+}
+
+/// A root complex of the diagram: its label, its socket, the groups under it.
+type LaneRc = (String, Option<u8>, Vec<usize>);
+
+/// Root complexes, in group order, centred over their groups; returns them and their centres.
+fn root_complexes(
+    svg: &mut Svg,
+    groups: &[LaneGroup],
+    rows: &LaneRows,
+    group_centres: &[f64],
+) -> (Vec<LaneRc>, Vec<f64>) {
+    let mut rcs: Vec<LaneRc> = Vec::new();
     for (i, g) in groups.iter().enumerate() {
         let key = g.root_complex.clone().unwrap_or_else(|| "?".into());
         match rcs.iter_mut().find(|r| r.0 == key) {
@@ -686,12 +771,13 @@ fn lanes(svg: &mut Svg, layout: &BayLayout, y0: f64) -> f64 {
             None => rcs.push((key, g.socket, vec![i])),
         }
     }
-    let rc_w = 180.0_f64.min((avail - 10.0 * rcs.len() as f64) / rcs.len() as f64);
+    let (group_y, group_h, rc_y, rc_h) = (rows.group_y, rows.group_h, rows.rc_y, rows.rc_h);
+    let rc_w = 180.0_f64.min((rows.avail - 10.0 * rcs.len() as f64) / rcs.len() as f64);
     let wanted: Vec<f64> = rcs
         .iter()
         .map(|r| r.2.iter().map(|&i| group_centres[i]).sum::<f64>() / r.2.len() as f64)
         .collect();
-    let rc_x = spread(&wanted, rc_w, 10.0, left, right);
+    let rc_x = spread(&wanted, rc_w, 10.0, rows.left, rows.right);
     for ((label, socket, members), &cx) in rcs.iter().zip(&rc_x) {
         let (stroke, fill) = socket_colours(*socket);
         for &i in members {
@@ -742,8 +828,12 @@ fn lanes(svg: &mut Svg, layout: &BayLayout, y0: f64) -> f64 {
             rc_w - 10.0,
         );
     }
+    (rcs, rc_x)
+}
 
-    // Sockets.
+/// Sockets, centred under their root complexes.
+fn lane_sockets(svg: &mut Svg, layout: &BayLayout, rows: &LaneRows, rcs: &[LaneRc], rc_x: &[f64]) {
+    let (rc_y, rc_h, sock_y, sock_h) = (rows.rc_y, rows.rc_h, rows.sock_y, rows.sock_h);
     let mut socks: Vec<(Option<u8>, Vec<usize>)> = Vec::new();
     for (i, r) in rcs.iter().enumerate() {
         match socks.iter_mut().find(|s| s.0 == r.1) {
@@ -756,7 +846,7 @@ fn lanes(svg: &mut Svg, layout: &BayLayout, y0: f64) -> f64 {
         .iter()
         .map(|s| s.1.iter().map(|&i| rc_x[i]).sum::<f64>() / s.1.len() as f64)
         .collect();
-    let sx = spread(&wanted, sw, 20.0, left, right);
+    let sx = spread(&wanted, sw, 20.0, rows.left, rows.right);
     for ((socket, members), &cx) in socks.iter().zip(&sx) {
         let (stroke, _) = socket_colours(*socket);
         for &i in members {
@@ -796,8 +886,6 @@ fn lanes(svg: &mut Svg, layout: &BayLayout, y0: f64) -> f64 {
             sw - 10.0,
         );
     }
-    svg.close();
-    sock_y + sock_h + 20.0
 }
 
 fn slot(svg: &mut Svg, s: &SlotView, x: f64, y: f64, w: f64, h: f64) {

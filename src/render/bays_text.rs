@@ -353,6 +353,28 @@ pub fn render(layout: &BayLayout, opts: &TextOptions) -> String {
     let dash = if opts.ascii { "-" } else { "—" };
     let arrow = if opts.ascii { "->" } else { "→" };
     let mut out = String::new();
+    title_line(&mut out, layout, dash);
+    front_panels(&mut out, layout, opts, dash);
+    legend_lines(&mut out, layout, &painter);
+    group_lines(&mut out, layout, &painter, arrow);
+    bay_table(&mut out, layout, opts);
+    problem_lines(&mut out, layout, &painter);
+    out.push('\n');
+    out.push_str(&rear(layout, opts, &painter, dash));
+    if let Some(h) = &layout.host {
+        host_lines(&mut out, layout, h);
+    }
+    if !layout.notes.is_empty() {
+        let _ = writeln!(out, "\nOther findings:");
+        for n in &layout.notes {
+            let _ = writeln!(out, "  {}", shown(n));
+        }
+    }
+    out
+}
+
+/// The platform, the build and the options.
+fn title_line(out: &mut String, layout: &BayLayout, dash: &str) {
     let mut title = shown(&layout.platform_name);
     if let Some(b) = &layout.build {
         let _ = write!(title, " {dash} {}", shown(b));
@@ -366,7 +388,10 @@ pub fn render(layout: &BayLayout, opts: &TextOptions) -> String {
         let _ = write!(title, " ({})", o.join(", "));
     }
     let _ = writeln!(out, "{title}\n");
+}
 
+/// Each front panel under its title.
+fn front_panels(out: &mut String, layout: &BayLayout, opts: &TextOptions, dash: &str) {
     let front: Vec<&Panel> = layout
         .panels
         .iter()
@@ -380,8 +405,10 @@ pub fn render(layout: &BayLayout, opts: &TextOptions) -> String {
         out.push_str(&panel(layout, p, opts));
         out.push('\n');
     }
+}
 
-    // Legend.
+/// What the lines of a bay mean: the sockets and the statuses shown.
+fn legend_lines(out: &mut String, layout: &BayLayout, painter: &Painter) {
     let sockets: Vec<String> = layout
         .sockets
         .iter()
@@ -417,79 +444,89 @@ pub fn render(layout: &BayLayout, opts: &TextOptions) -> String {
         legend.push("! problem listed below".into());
     }
     let _ = writeln!(out, "Status: {}\n", legend.join(", "));
+}
 
-    // Lane groups.
-    if !layout.groups.is_empty() {
+/// One line per lane group: its bays and the path up to the socket.
+fn group_lines(out: &mut String, layout: &BayLayout, painter: &Painter, arrow: &str) {
+    if layout.groups.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "Lane groups (bay {arrow} card/switch {arrow} root complex {arrow} socket)"
+    );
+    for g in &layout.groups {
+        let socket = g
+            .socket
+            .map(|s| layout.socket_label(s))
+            .unwrap_or_else(|| "not connected".into());
+        let up = g
+            .uplink
+            .as_ref()
+            .map(|u| format!(" ({} up)", u.text))
+            .unwrap_or_default();
+        let over = g
+            .oversubscription
+            .map(|r| {
+                painter.paint(
+                    problem_style(),
+                    &format!(", {}:1 oversubscribed", crate::bays::trim(r)),
+                )
+            })
+            .unwrap_or_default();
         let _ = writeln!(
             out,
-            "Lane groups (bay {arrow} card/switch {arrow} root complex {arrow} socket)"
+            "  {} bays {:<7} {}{up} {arrow} {} {arrow} {}{over}",
+            painter.paint(socket_style(g.socket), &format!("{:<2}", g.letter)),
+            ranges(&g.bays),
+            shown(&g.label),
+            shown(g.root_complex.as_deref().unwrap_or("?")),
+            painter.paint(socket_style(g.socket), &socket),
         );
-        for g in &layout.groups {
-            let socket = g
-                .socket
-                .map(|s| layout.socket_label(s))
-                .unwrap_or_else(|| "not connected".into());
-            let up = g
-                .uplink
+    }
+    out.push('\n');
+}
+
+/// The table of bays, one row each.
+fn bay_table(out: &mut String, layout: &BayLayout, opts: &TextOptions) {
+    if layout.bays.is_empty() {
+        return;
+    }
+    let mut t = table(
+        opts,
+        vec!["bay", "iface", "part", "socket", "grp", "link", "status"],
+    );
+    for b in &layout.bays {
+        t.add_row(vec![
+            b.number.to_string(),
+            b.interface.name().to_string(),
+            b.part.clone().unwrap_or_else(|| "-".into()),
+            match (&b.socket_label, b.numa_node) {
+                (Some(s), Some(n)) => format!("{s}/N{n}"),
+                (Some(s), None) => s.clone(),
+                _ => "-".into(),
+            },
+            b.group_letter.clone(),
+            b.link
                 .as_ref()
-                .map(|u| format!(" ({} up)", u.text))
-                .unwrap_or_default();
-            let over = g
-                .oversubscription
-                .map(|r| {
-                    painter.paint(
-                        problem_style(),
-                        &format!(", {}:1 oversubscribed", crate::bays::trim(r)),
-                    )
-                })
-                .unwrap_or_default();
-            let _ = writeln!(
-                out,
-                "  {} bays {:<7} {}{up} {arrow} {} {arrow} {}{over}",
-                painter.paint(socket_style(g.socket), &format!("{:<2}", g.letter)),
-                ranges(&g.bays),
-                shown(&g.label),
-                shown(g.root_complex.as_deref().unwrap_or("?")),
-                painter.paint(socket_style(g.socket), &socket),
-            );
-        }
-        out.push('\n');
+                .map(|l| l.long())
+                .unwrap_or_else(|| "-".into()),
+            format!(
+                "{}{}",
+                b.status.name(),
+                if b.problems.is_empty() { "" } else { " !" }
+            ),
+        ]);
     }
+    let _ = writeln!(
+        out,
+        "{}",
+        crate::render::escape::terminal_plain(&t.to_string())
+    );
+}
 
-    // Bays.
-    if !layout.bays.is_empty() {
-        let mut t = table(
-            opts,
-            vec!["bay", "iface", "part", "socket", "grp", "link", "status"],
-        );
-        for b in &layout.bays {
-            t.add_row(vec![
-                b.number.to_string(),
-                b.interface.name().to_string(),
-                b.part.clone().unwrap_or_else(|| "-".into()),
-                match (&b.socket_label, b.numa_node) {
-                    (Some(s), Some(n)) => format!("{s}/N{n}"),
-                    (Some(s), None) => s.clone(),
-                    _ => "-".into(),
-                },
-                b.group_letter.clone(),
-                b.link
-                    .as_ref()
-                    .map(|l| l.long())
-                    .unwrap_or_else(|| "-".into()),
-                format!(
-                    "{}{}",
-                    b.status.name(),
-                    if b.problems.is_empty() { "" } else { " !" }
-                ),
-            ]);
-        }
-        let _ = writeln!(
-            out,
-            "{}",
-            crate::render::escape::terminal_plain(&t.to_string())
-        );
-    }
+/// The bays' problems, then the lane groups'.
+fn problem_lines(out: &mut String, layout: &BayLayout, painter: &Painter) {
     let problems: Vec<&BayView> = layout
         .bays
         .iter()
@@ -523,58 +560,49 @@ pub fn render(layout: &BayLayout, opts: &TextOptions) -> String {
             let _ = writeln!(out, "{p}");
         }
     }
-    out.push('\n');
+}
 
-    // Rear.
-    out.push_str(&rear(layout, opts, &painter, dash));
-    if let Some(h) = &layout.host {
-        let _ = writeln!(out, "\nHost: {}", h.summary());
-        let matched: Vec<String> = layout
-            .bays
-            .iter()
-            .filter_map(|b| {
-                b.matched_by
-                    .filter(|m| *m != crate::against::MatchMethod::None)
-                    .map(|m| {
-                        format!(
-                            "bay {} by {}",
-                            b.number,
-                            match (m, b.slot_number) {
-                                (crate::against::MatchMethod::PhysicalSlot, Some(n)) =>
-                                    format!("physical slot {n}"),
-                                (crate::against::MatchMethod::PhysicalSlot, None) =>
-                                    "physical slot".to_string(),
-                                (crate::against::MatchMethod::AddressOrder, _) =>
-                                    "address order".to_string(),
-                                _ => "device class".to_string(),
-                            }
-                        )
-                    })
-            })
-            .collect();
-        if !matched.is_empty() {
-            let _ = writeln!(out, "  matched: {}", matched.join(", "));
-        }
-        if !h.unplaced.is_empty() {
-            let _ = writeln!(out, "  NVMe drives in no bay ({}):", h.unplaced.len());
-            for d in &h.unplaced {
-                let _ = writeln!(
-                    out,
-                    "    {} {}: {}",
-                    shown(d.bdf.as_deref().unwrap_or("?")),
-                    shown(d.model.as_deref().unwrap_or("NVMe drive")),
-                    shown(&d.reason)
-                );
-            }
+/// The host the layout was checked against: how bays were matched, drives in no bay.
+fn host_lines(out: &mut String, layout: &BayLayout, h: &crate::bays::HostView) {
+    let _ = writeln!(out, "\nHost: {}", h.summary());
+    let matched: Vec<String> = layout
+        .bays
+        .iter()
+        .filter_map(|b| {
+            b.matched_by
+                .filter(|m| *m != crate::against::MatchMethod::None)
+                .map(|m| {
+                    format!(
+                        "bay {} by {}",
+                        b.number,
+                        match (m, b.slot_number) {
+                            (crate::against::MatchMethod::PhysicalSlot, Some(n)) =>
+                                format!("physical slot {n}"),
+                            (crate::against::MatchMethod::PhysicalSlot, None) =>
+                                "physical slot".to_string(),
+                            (crate::against::MatchMethod::AddressOrder, _) =>
+                                "address order".to_string(),
+                            _ => "device class".to_string(),
+                        }
+                    )
+                })
+        })
+        .collect();
+    if !matched.is_empty() {
+        let _ = writeln!(out, "  matched: {}", matched.join(", "));
+    }
+    if !h.unplaced.is_empty() {
+        let _ = writeln!(out, "  NVMe drives in no bay ({}):", h.unplaced.len());
+        for d in &h.unplaced {
+            let _ = writeln!(
+                out,
+                "    {} {}: {}",
+                shown(d.bdf.as_deref().unwrap_or("?")),
+                shown(d.model.as_deref().unwrap_or("NVMe drive")),
+                shown(&d.reason)
+            );
         }
     }
-    if !layout.notes.is_empty() {
-        let _ = writeln!(out, "\nOther findings:");
-        for n in &layout.notes {
-            let _ = writeln!(out, "  {}", shown(n));
-        }
-    }
-    out
 }
 
 fn rear(layout: &BayLayout, opts: &TextOptions, painter: &Painter, dash: &str) -> String {

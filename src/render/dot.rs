@@ -96,114 +96,8 @@ fn cluster_of(t: &Topology, ix: NodeIndex) -> Option<NodeIndex> {
 
 /// DOT text for a topology, with the flow report's utilization when there is one.
 pub fn dot(t: &Topology, flow: Option<&FlowReport>, model: Model) -> String {
-    // Edge -> (utilization, saturated) under the read flow; node -> device line.
-    let mut edge_util: HashMap<EdgeIndex, (Option<f64>, bool)> = HashMap::new();
-    let mut node_extra: HashMap<NodeIndex, String> = HashMap::new();
-    let mut fabric_util: Option<(Option<f64>, bool)> = None;
-    if let Some(f) = flow {
-        for e in &f.elements {
-            let util = e.read.utilization.map(|u| {
-                if e.element.passive.is_some() {
-                    u.min(0.99)
-                } else {
-                    u
-                }
-            });
-            let v = (util, e.read.saturated);
-            if let Some(edge) = e.element.edge {
-                edge_util.insert(edge, v);
-            }
-            if e.element.kind == ElementKind::Fabric {
-                fabric_util = Some(v);
-            }
-            if matches!(
-                e.element.kind,
-                ElementKind::Transit | ElementKind::NodeLimit
-            ) && let Some(n) = e.element.node
-            {
-                let line = format!(
-                    "limit {:.2} GB/s{}",
-                    e.read.capacity_gbs.unwrap_or(0.0),
-                    if e.read.saturated { " (saturated)" } else { "" }
-                );
-                node_extra
-                    .entry(n)
-                    .and_modify(|s| {
-                        s.push('\n');
-                        s.push_str(&line)
-                    })
-                    .or_insert(line);
-            }
-        }
-        for d in &f.devices {
-            node_extra.insert(
-                d.node,
-                format!(
-                    "ceiling {:.2} / {:.2} GB/s r/w\nexpected {:.2} / {:.2}\nat once {:.2} / {:.2}",
-                    d.read.ceiling_gbs,
-                    d.write.ceiling_gbs,
-                    d.read.alone_gbs,
-                    d.write.alone_gbs,
-                    d.read.share_gbs,
-                    d.write.share_gbs
-                ),
-            );
-        }
-    }
-
-    // Nodes on the path of some device's read traffic (the device and everything above it):
-    // an edge into one carries traffic even where it has no limit of its own.
-    let mut carries: std::collections::HashSet<NodeIndex> = std::collections::HashSet::new();
-    if let Some(f) = flow {
-        for d in f.devices.iter().filter(|d| d.read.share_gbs > 0.0) {
-            carries.extend(t.ancestors(d.node));
-        }
-    }
-
-    // Nodes per cluster, sorted by id (numbers by value).
-    let mut clusters: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
-    let mut loose: Vec<(String, String)> = Vec::new();
-    let mut switch_parent: BTreeMap<String, String> = BTreeMap::new();
-    let mut cluster_label: BTreeMap<String, String> = BTreeMap::new();
-    for ix in t.graph.node_indices() {
-        let n = t.node(ix);
-        let mut label = n.label.clone();
-        if let Some(x) = node_extra.get(&ix) {
-            label = format!("{label}\n{x}");
-        }
-        let shape = match n.kind {
-            NodeKind::Socket { .. } => "box3d",
-            NodeKind::Device { .. } => "box",
-            NodeKind::Switch { .. } => "hexagon",
-            _ => "box",
-        };
-        let style = match n.kind {
-            NodeKind::Device { .. } | NodeKind::Switch { .. } | NodeKind::Socket { .. } => "filled",
-            _ => "rounded",
-        };
-        let line = format!(
-            "{} [label={}, shape={shape}, style={}];",
-            q(&n.id),
-            q(&label),
-            q(style)
-        );
-        match cluster_of(t, ix) {
-            Some(c) => {
-                let cid = t.node(c).id.clone();
-                if matches!(t.node(c).kind, NodeKind::Switch { .. }) {
-                    let outer = t
-                        .parent(c)
-                        .and_then(|p| cluster_of(t, p))
-                        .map(|p| t.node(p).id.clone())
-                        .unwrap_or_default();
-                    switch_parent.insert(cid.clone(), outer);
-                }
-                cluster_label.insert(cid.clone(), t.node(c).label.clone());
-                clusters.entry(cid).or_default().push((n.id.clone(), line));
-            }
-            None => loose.push((n.id.clone(), line)),
-        }
-    }
+    let marks = FlowMarks::of(t, flow);
+    let groups = Clusters::of(t, &marks.node_extra);
 
     let mut out = String::new();
     let _ = writeln!(out, "digraph {} {{", q(&t.name));
@@ -217,98 +111,268 @@ pub fn dot(t: &Topology, flow: Option<&FlowReport>, model: Model) -> String {
         "  node [fontname=\"Helvetica\", fontsize=10, fillcolor=\"#f5f5f5\"];"
     );
     let _ = writeln!(out, "  edge [fontname=\"Helvetica\", fontsize=9];");
+    groups.write(&mut out, t);
+    edge_lines(&mut out, t, &marks, model);
+    legend_line(&mut out);
+    out.push_str("}\n");
+    out
+}
 
-    // Sockets first, each with its switch clusters nested.
-    fn write_cluster(
-        out: &mut String,
-        id: &str,
-        depth: usize,
-        clusters: &BTreeMap<String, Vec<(String, String)>>,
-        switch_parent: &BTreeMap<String, String>,
-        labels: &BTreeMap<String, String>,
-    ) {
+/// What the read flow marks on the picture.
+struct FlowMarks {
+    /// Edge -> (utilization, saturated) under the read flow.
+    edge_util: HashMap<EdgeIndex, (Option<f64>, bool)>,
+    /// Node -> its device or limit lines.
+    node_extra: HashMap<NodeIndex, String>,
+    fabric_util: Option<(Option<f64>, bool)>,
+    /// Nodes on the path of some device's read traffic (the device and everything above it):
+    /// an edge into one carries traffic even where it has no limit of its own.
+    carries: std::collections::HashSet<NodeIndex>,
+}
+
+impl FlowMarks {
+    fn of(t: &Topology, flow: Option<&FlowReport>) -> Self {
+        let mut m = FlowMarks {
+            edge_util: HashMap::new(),
+            node_extra: HashMap::new(),
+            fabric_util: None,
+            carries: std::collections::HashSet::new(),
+        };
+        if let Some(f) = flow {
+            m.add_elements(f);
+            m.add_devices(f);
+            for d in f.devices.iter().filter(|d| d.read.share_gbs > 0.0) {
+                m.carries.extend(t.ancestors(d.node));
+            }
+        }
+        m
+    }
+
+    fn add_elements(&mut self, f: &FlowReport) {
+        for e in &f.elements {
+            let util = e.read.utilization.map(|u| {
+                if e.element.passive.is_some() {
+                    u.min(0.99)
+                } else {
+                    u
+                }
+            });
+            let v = (util, e.read.saturated);
+            if let Some(edge) = e.element.edge {
+                self.edge_util.insert(edge, v);
+            }
+            if e.element.kind == ElementKind::Fabric {
+                self.fabric_util = Some(v);
+            }
+            if matches!(
+                e.element.kind,
+                ElementKind::Transit | ElementKind::NodeLimit
+            ) && let Some(n) = e.element.node
+            {
+                let line = format!(
+                    "limit {:.2} GB/s{}",
+                    e.read.capacity_gbs.unwrap_or(0.0),
+                    if e.read.saturated { " (saturated)" } else { "" }
+                );
+                self.node_extra
+                    .entry(n)
+                    .and_modify(|s| {
+                        s.push('\n');
+                        s.push_str(&line)
+                    })
+                    .or_insert(line);
+            }
+        }
+    }
+
+    fn add_devices(&mut self, f: &FlowReport) {
+        for d in &f.devices {
+            self.node_extra.insert(
+                d.node,
+                format!(
+                    "ceiling {:.2} / {:.2} GB/s r/w\nexpected {:.2} / {:.2}\nat once {:.2} / {:.2}",
+                    d.read.ceiling_gbs,
+                    d.write.ceiling_gbs,
+                    d.read.alone_gbs,
+                    d.write.alone_gbs,
+                    d.read.share_gbs,
+                    d.write.share_gbs
+                ),
+            );
+        }
+    }
+}
+
+/// Node lines per cluster (socket or switch), sorted by id (numbers by value) when written.
+struct Clusters {
+    clusters: BTreeMap<String, Vec<(String, String)>>,
+    loose: Vec<(String, String)>,
+    switch_parent: BTreeMap<String, String>,
+    labels: BTreeMap<String, String>,
+}
+
+impl Clusters {
+    fn of(t: &Topology, node_extra: &HashMap<NodeIndex, String>) -> Self {
+        let mut g = Clusters {
+            clusters: BTreeMap::new(),
+            loose: Vec::new(),
+            switch_parent: BTreeMap::new(),
+            labels: BTreeMap::new(),
+        };
+        for ix in t.graph.node_indices() {
+            let n = t.node(ix);
+            let line = node_line(t, ix, node_extra.get(&ix));
+            match cluster_of(t, ix) {
+                Some(c) => {
+                    let cid = t.node(c).id.clone();
+                    if matches!(t.node(c).kind, NodeKind::Switch { .. }) {
+                        let outer = t
+                            .parent(c)
+                            .and_then(|p| cluster_of(t, p))
+                            .map(|p| t.node(p).id.clone())
+                            .unwrap_or_default();
+                        g.switch_parent.insert(cid.clone(), outer);
+                    }
+                    g.labels.insert(cid.clone(), t.node(c).label.clone());
+                    g.clusters
+                        .entry(cid)
+                        .or_default()
+                        .push((n.id.clone(), line));
+                }
+                None => g.loose.push((n.id.clone(), line)),
+            }
+        }
+        g
+    }
+
+    /// Sockets first, each with its switch clusters nested; then switches whose socket is
+    /// unknown (a loose subtree), then the loose nodes.
+    fn write(mut self, out: &mut String, t: &Topology) {
+        let mut sockets: Vec<String> = t.sockets().iter().map(|&s| t.node(s).id.clone()).collect();
+        sockets.sort_by_cached_key(|id| natural(id));
+        for s in &sockets {
+            self.write_cluster(out, s, 1);
+        }
+        for (sw, parent) in &self.switch_parent {
+            if parent.is_empty() {
+                self.write_cluster(out, sw, 1);
+            }
+        }
+        self.loose.sort_by_cached_key(|(id, _)| natural(id));
+        for (_, l) in &self.loose {
+            let _ = writeln!(out, "  {l}");
+        }
+    }
+
+    fn write_cluster(&self, out: &mut String, id: &str, depth: usize) {
         let pad = "  ".repeat(depth);
         let _ = writeln!(out, "{pad}subgraph {} {{", q(&format!("cluster_{id}")));
         let _ = writeln!(
             out,
             "{pad}  label={};",
-            q(labels.get(id).map(String::as_str).unwrap_or(id))
+            q(self.labels.get(id).map(String::as_str).unwrap_or(id))
         );
-        if let Some(nodes) = clusters.get(id) {
+        if let Some(nodes) = self.clusters.get(id) {
             let mut nodes = nodes.clone();
             nodes.sort_by_cached_key(|(id, _)| natural(id));
             for (_, l) in nodes {
                 let _ = writeln!(out, "{pad}  {l}");
             }
         }
-        for (sw, parent) in switch_parent {
+        for (sw, parent) in &self.switch_parent {
             if parent == id {
-                write_cluster(out, sw, depth + 1, clusters, switch_parent, labels);
+                self.write_cluster(out, sw, depth + 1);
             }
         }
         let _ = writeln!(out, "{pad}}}");
     }
-    let mut sockets: Vec<String> = t.sockets().iter().map(|&s| t.node(s).id.clone()).collect();
-    sockets.sort_by_cached_key(|id| natural(id));
-    for s in &sockets {
-        write_cluster(&mut out, s, 1, &clusters, &switch_parent, &cluster_label);
-    }
-    // Switches whose socket is unknown (a loose subtree).
-    for (sw, parent) in &switch_parent {
-        if parent.is_empty() {
-            write_cluster(&mut out, sw, 1, &clusters, &switch_parent, &cluster_label);
-        }
-    }
-    loose.sort_by_cached_key(|(id, _)| natural(id));
-    for (_, l) in &loose {
-        let _ = writeln!(out, "  {l}");
-    }
+}
 
-    // Edges, sorted by (from, to).
+/// A node's statement: its label (with the flow's lines), shape and style.
+fn node_line(t: &Topology, ix: NodeIndex, extra: Option<&String>) -> String {
+    let n = t.node(ix);
+    let mut label = n.label.clone();
+    if let Some(x) = extra {
+        label = format!("{label}\n{x}");
+    }
+    let shape = match n.kind {
+        NodeKind::Socket { .. } => "box3d",
+        NodeKind::Device { .. } => "box",
+        NodeKind::Switch { .. } => "hexagon",
+        _ => "box",
+    };
+    let style = match n.kind {
+        NodeKind::Device { .. } | NodeKind::Switch { .. } | NodeKind::Socket { .. } => "filled",
+        _ => "rounded",
+    };
+    format!(
+        "{} [label={}, shape={shape}, style={}];",
+        q(&n.id),
+        q(&label),
+        q(style)
+    )
+}
+
+/// Edges, sorted by (from, to).
+fn edge_lines(out: &mut String, t: &Topology, marks: &FlowMarks, model: Model) {
     let mut edges: Vec<(String, String, String)> = Vec::new();
     for e in t.graph.edge_references() {
         let (a, b) = (&t.node(e.source()).id, &t.node(e.target()).id);
-        let mut attrs = Vec::new();
-        if let Some(l) = edge_label(e.weight(), model) {
-            attrs.push(format!("label={}", q(&l)));
-        }
-        let busy = carries.contains(&e.target());
-        match e.weight() {
-            Link::Attach if busy => attrs.push(format!(
-                "color={}, arrowhead=none, tooltip=\"internal hop: carries traffic, no limit of its own\"",
-                q(INTERNAL.0)
-            )),
-            Link::Attach => attrs.push("style=dashed, color=\"gray70\", arrowhead=none".into()),
-            Link::Fabric { .. } => {
-                let (u, s) = fabric_util.unwrap_or((None, false));
-                attrs.push(format!("dir=both, penwidth=2, color={}", q(colour(u, s))));
-            }
-            _ => {
-                let (u, s) = edge_util.get(&e.id()).copied().unwrap_or((None, false));
-                let c = if u.is_none() && busy {
-                    INTERNAL.0
-                } else {
-                    colour(u, s)
-                };
-                attrs.push(format!("color={}", q(c)));
-                if let Some(u) = u {
-                    attrs.push(format!(
-                        "tooltip={}",
-                        q(&format!("{:.0} % of the read capacity", u * 100.0))
-                    ));
-                }
-                if s {
-                    attrs.push("penwidth=2".into());
-                }
-            }
-        }
+        let attrs = edge_attrs(e.weight(), e.id(), e.target(), marks, model);
         edges.push((a.clone(), b.clone(), attrs.join(", ")));
     }
     edges.sort_by_cached_key(|(a, b, _)| (natural(a), natural(b)));
     for (a, b, attrs) in edges {
         let _ = writeln!(out, "  {} -> {} [{attrs}];", q(&a), q(&b));
     }
-    // Legend.
+}
+
+/// An edge's attributes: its label and its colour under the read flow.
+fn edge_attrs(
+    link: &Link,
+    id: EdgeIndex,
+    target: NodeIndex,
+    marks: &FlowMarks,
+    model: Model,
+) -> Vec<String> {
+    let mut attrs = Vec::new();
+    if let Some(l) = edge_label(link, model) {
+        attrs.push(format!("label={}", q(&l)));
+    }
+    let busy = marks.carries.contains(&target);
+    match link {
+        Link::Attach if busy => attrs.push(format!(
+            "color={}, arrowhead=none, tooltip=\"internal hop: carries traffic, no limit of its own\"",
+            q(INTERNAL.0)
+        )),
+        Link::Attach => attrs.push("style=dashed, color=\"gray70\", arrowhead=none".into()),
+        Link::Fabric { .. } => {
+            let (u, s) = marks.fabric_util.unwrap_or((None, false));
+            attrs.push(format!("dir=both, penwidth=2, color={}", q(colour(u, s))));
+        }
+        _ => {
+            let (u, s) = marks.edge_util.get(&id).copied().unwrap_or((None, false));
+            let c = if u.is_none() && busy {
+                INTERNAL.0
+            } else {
+                colour(u, s)
+            };
+            attrs.push(format!("color={}", q(c)));
+            if let Some(u) = u {
+                attrs.push(format!(
+                    "tooltip={}",
+                    q(&format!("{:.0} % of the read capacity", u * 100.0))
+                ));
+            }
+            if s {
+                attrs.push("penwidth=2".into());
+            }
+        }
+    }
+    attrs
+}
+
+fn legend_line(out: &mut String) {
     let legend: Vec<String> = COLOURS
         .iter()
         .chain(std::iter::once(&INTERNAL))
@@ -319,6 +383,4 @@ pub fn dot(t: &Topology, flow: Option<&FlowReport>, model: Model) -> String {
         "  \"legend\" [shape=plaintext, label=<read utilization (all at once)<br/>{}>];",
         legend.join("<br/>")
     );
-    out.push_str("}\n");
-    out
 }
