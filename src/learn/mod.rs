@@ -1001,14 +1001,92 @@ fn write_files(
         Some(p) => LearnedId::from_product(p),
         None => LearnedId("learned-host".to_string()),
     });
-    let name = match &product {
+    let mut p = platform_header(source, &id, product.as_deref());
+    let mut f = Files {
+        catalog,
+        source,
+        s: Summary {
+            captures: hosts.len(),
+            skipped_ports: caps.iter().map(|c| c.skipped).sum(),
+            ..Default::default()
+        },
+        body: String::new(),
+        parts_text: String::new(),
+        parts_seen: BTreeSet::new(),
+        build_slots: String::new(),
+        build_bays: BTreeMap::new(),
+        kinds: BTreeMap::new(),
+    };
+    let mut integrated: BTreeMap<&str, &Vec<&FunctionReport>> = BTreeMap::new();
+    for cap in caps {
+        for (bus, devs) in &cap.integrated {
+            integrated.entry(bus.as_str()).or_insert(devs);
+        }
+    }
+    let drive_of = drives_by_bdf(hosts);
+    let (numas, nodes) = numa_lanes(hosts, caps, entries, &integrated, &drive_of);
+    let facts = hosts.iter().find_map(|h| h.sockets.clone());
+    let plan = sockets::plan(facts.as_ref(), &nodes);
+    p.push_str(&socket_tables(&plan, &numas, host.cpu.as_deref()));
+    f.s.sockets = plan.sockets.len();
+    f.s.sockets_from = plan.from.to_string();
+    f.s.numa_nodes = nodes.len();
+
+    let captures = hosts.len();
+    for e in entries {
+        f.root_port(e, &caps[e.capture], captures, &plan);
+    }
+    let mut labels_used: BTreeSet<String> = BTreeSet::new();
+    // Bays on root buses after the root ports' bays.
+    let mut next_bay = u32::try_from(f.s.bays).unwrap_or(u32::MAX);
+    for (bus, devs) in integrated {
+        f.root_bus(
+            bus,
+            devs,
+            hosts,
+            &drive_of,
+            &plan,
+            (&mut next_bay, &mut labels_used),
+        );
+    }
+    for decl in f.kinds.values() {
+        p.push_str(decl);
+    }
+    p.push_str(&f.body);
+
+    let parts = (!f.parts_text.is_empty()).then(|| {
+        format!(
+            "# Parts learned by `laneplan learn` from {} that the catalogue lacks.\n\
+             # Add what the host does not show (perf figures, height, length, capacity).\n{}",
+            comment(source),
+            f.parts_text
+        )
+    });
+    let build = f.build_text(
+        &id,
+        if captures == 1 { source } else { &host.source },
+        &host.source,
+    );
+    let mut s = f.s;
+    s.planned += f.build_bays.len();
+    let differences =
+        compare::against_builtin(catalog, product.as_deref(), opts, &s, entries, caps);
+    Learned {
+        id,
+        platform: p,
+        parts,
+        build,
+        summary: s,
+        differences,
+        notes: Vec::new(),
+    }
+}
+
+/// The learned platform file's head: where it comes from, its id, name, form and DMI name.
+fn platform_header(source: &str, id: &LearnedId, product: Option<&str>) -> String {
+    let name = match product {
         Some(p) => format!("{p} (learned)"),
         None => format!("Host learned from {source}"),
-    };
-    let mut s = Summary {
-        captures: hosts.len(),
-        skipped_ports: caps.iter().map(|c| c.skipped).sum(),
-        ..Default::default()
     };
     let mut p = String::new();
     let _ = writeln!(
@@ -1026,27 +1104,15 @@ fn write_files(
         "form = \"2U\" # inferred: the host does not show its height; check the chassis"
     );
     let _ = writeln!(p, "source = {}", q(source));
-    if let Some(prod) = &product {
+    if let Some(prod) = product {
         let _ = writeln!(p, "dmi_names = [{}]", q(prod));
     }
 
-    // Lanes and generation per NUMA node, of the root ports and integrated buses seen.
-    let mut numas: BTreeMap<u32, (u16, u8)> = BTreeMap::new();
-    for e in entries {
-        let rc = &caps[e.capture].rcs[e.rc];
-        let (g, w) = port_gw(rc.port, &caps[e.capture].kids);
-        let n = numas.entry(rc.numa).or_default();
-        n.0 += u16::from(w);
-        n.1 = n.1.max(g);
-    }
-    let mut integrated: BTreeMap<&str, &Vec<&FunctionReport>> = BTreeMap::new();
-    for cap in caps {
-        for (bus, devs) in &cap.integrated {
-            integrated.entry(bus.as_str()).or_insert(devs);
-        }
-    }
-    // An NVMe controller on a root bus: the kernel gives its NUMA node and model on the
-    // controller (`nvme/nvmeN`) where the function's own files are missing (POWER).
+    p
+}
+
+/// The drives of every capture by their controller's PCI address (the first capture's first).
+fn drives_by_bdf(hosts: &[HostView]) -> BTreeMap<&str, &DriveReport> {
     let mut drive_of: BTreeMap<&str, &DriveReport> = BTreeMap::new();
     for h in hosts {
         for d in &h.audit.drives {
@@ -1055,12 +1121,35 @@ fn write_files(
             }
         }
     }
-    let numa_of = |f: &FunctionReport| -> Option<u32> {
-        f.numa_node
-            .or_else(|| drive_of.get(f.bdf.as_str()).and_then(|d| d.numa_node))
-    };
+    drive_of
+}
+
+/// An NVMe controller on a root bus: the kernel gives its NUMA node and model on the
+/// controller (`nvme/nvmeN`) where the function's own files are missing (POWER).
+fn numa_of(f: &FunctionReport, drive_of: &BTreeMap<&str, &DriveReport>) -> Option<u32> {
+    f.numa_node
+        .or_else(|| drive_of.get(f.bdf.as_str()).and_then(|d| d.numa_node))
+}
+
+/// Lanes and generation per NUMA node, of the root ports and integrated buses seen, and
+/// every node the sources show (not only those with a port learned), in order.
+fn numa_lanes(
+    hosts: &[HostView],
+    caps: &[Capture],
+    entries: &[Entry],
+    integrated: &BTreeMap<&str, &Vec<&FunctionReport>>,
+    drive_of: &BTreeMap<&str, &DriveReport>,
+) -> (BTreeMap<u32, (u16, u8)>, Vec<u32>) {
+    let mut numas: BTreeMap<u32, (u16, u8)> = BTreeMap::new();
+    for e in entries {
+        let rc = &caps[e.capture].rcs[e.rc];
+        let (g, w) = port_gw(rc.port, &caps[e.capture].kids);
+        let n = numas.entry(rc.numa).or_default();
+        n.0 += u16::from(w);
+        n.1 = n.1.max(g);
+    }
     for devs in integrated.values() {
-        let n = devs.iter().find_map(|f| numa_of(f)).unwrap_or(0);
+        let n = devs.iter().find_map(|f| numa_of(f, drive_of)).unwrap_or(0);
         let e = numas.entry(n).or_default();
         e.0 += u16::try_from(devs.len()).unwrap_or(u16::MAX);
         e.1 = e.1.max(1);
@@ -1068,9 +1157,6 @@ fn write_files(
     if numas.is_empty() {
         numas.insert(0, (0, 3));
     }
-    // Sockets from the CPUs' own facts (the first capture that shows them); else one per
-    // NUMA node, said so.
-    // Every node the source shows (not only those with a port learned), dealt in order.
     let mut all_nodes: BTreeSet<u32> = numas.keys().copied().collect();
     for h in hosts {
         all_nodes.extend(h.audit.functions.iter().filter_map(|f| f.numa_node));
@@ -1080,12 +1166,19 @@ fn write_files(
     for n in &nodes {
         numas.entry(*n).or_insert((0, 1));
     }
-    let facts = hosts.iter().find_map(|h| h.sockets.clone());
-    let plan = sockets::plan(facts.as_ref(), &nodes);
-    let socket_of = |n: u32| -> String { format!("cpu{}", plan.socket_of(n)) };
-    let cpu = host.cpu.clone();
+    (numas, nodes)
+}
+
+/// The `[[socket]]` tables of the socket plan: sockets from the CPUs' own facts (the first
+/// capture that shows them), else one per NUMA node, said so.
+fn socket_tables(
+    plan: &sockets::Plan,
+    numas: &BTreeMap<u32, (u16, u8)>,
+    cpu: Option<&str>,
+) -> String {
+    let mut p = String::new();
     for (k, sock) in plan.sockets.iter().enumerate() {
-        let cpu = match &cpu {
+        let cpu = match cpu {
             Some(c) => q(c),
             None => "\"unknown\" # the source does not name the CPU: check /proc/cpuinfo".into(),
         };
@@ -1110,34 +1203,42 @@ fn write_files(
                 ),
         );
     }
-    s.sockets = plan.sockets.len();
-    s.sockets_from = plan.from.to_string();
-    s.numa_nodes = nodes.len();
+    p
+}
 
-    let mut parts_text = String::new();
-    let mut parts_seen: BTreeMap<String, ()> = BTreeMap::new();
-    let mut build_slots = String::new();
-    let mut build_bays: BTreeMap<u32, String> = BTreeMap::new();
-    // Slot kinds other than `pcie` the learned slots take (declared before the slots).
-    let mut kinds: BTreeMap<SlotKind, String> = BTreeMap::new();
-    let mut body = String::new();
-    // Each part once in the parts file, counted once.
-    let mut keep = |r: PartRef, s: &mut Summary| -> PartRef {
-        if parts_seen.insert(r.id.clone(), ()).is_none() {
+/// What the learned files collect as the root complexes are written: the platform's body,
+/// the slot kinds it declares, the new parts, the build's slots and bays, the counts.
+struct Files<'a> {
+    catalog: &'a Catalog,
+    source: &'a str,
+    s: Summary,
+    body: String,
+    parts_text: String,
+    /// Each part once in the parts file, counted once.
+    parts_seen: BTreeSet<String>,
+    build_slots: String,
+    build_bays: BTreeMap<u32, String>,
+    /// Slot kinds other than `pcie` the learned slots take (declared before the slots).
+    kinds: BTreeMap<SlotKind, String>,
+}
+
+impl Files<'_> {
+    /// The part `r`, its table kept once for the parts file (new) or counted as reused.
+    fn keep(&mut self, r: PartRef) -> PartRef {
+        if self.parts_seen.insert(r.id.clone()) {
             match &r.new {
                 Some(t) => {
-                    parts_text.push_str(t);
-                    s.parts_new += 1;
+                    self.parts_text.push_str(t);
+                    self.s.parts_new += 1;
                 }
-                None => s.parts_reused += 1,
+                None => self.s.parts_reused += 1,
             }
         }
         r
-    };
+    }
 
-    let captures = hosts.len();
-    for e in entries {
-        let cap = &caps[e.capture];
+    /// One root port that leads somewhere: its root complex, then what it holds.
+    fn root_port(&mut self, e: &Entry, cap: &Capture, captures: usize, plan: &sockets::Plan) {
         let rc = &cap.rcs[e.rc];
         // The build is what the first capture holds.
         let in_build = e.capture == 0;
@@ -1155,11 +1256,11 @@ fn write_files(
             }
         }
         let locs: Vec<String> = locator.iter().map(|l| q(l)).collect();
-        body.push_str(
+        self.body.push_str(
             &Table::new("root_complex", None)
                 .set("id", q(&rid))
                 .set("label", q(&format!("Root port {}", rp.bdf)))
-                .set("socket", q(&socket_of(rc.numa)))
+                .set("socket", q(&format!("cpu{}", plan.socket_of(rc.numa))))
                 .set("lanes", w)
                 .set("gen", g)
                 .set("numa_node", rc.numa)
@@ -1176,158 +1277,200 @@ fn write_files(
                     ),
                 ),
         );
-        s.root_complexes += 1;
+        self.s.root_complexes += 1;
         match &rc.holds {
-            Holds::Bay(b) => {
-                bay_group(&mut body, std::slice::from_ref(b), "direct", &rid);
-                if let Some(d) = b.drive {
-                    let part = keep(
-                        part_for(d, catalog, gen_width(d).unwrap_or((g, 4)), source),
-                        &mut s,
-                    );
-                    if in_build {
-                        build_bays.insert(b.number, part.id);
-                    }
-                }
-                s.bays += 1;
-            }
-            Holds::Switch { up, bays } => {
-                let sid = format!("switch-{}", slug_bdf(&up.bdf));
-                // A switch trains no wider than the port above it.
-                let (sg, sw) = gen_width(up).unwrap_or((g, w));
-                let sw = sw.min(w);
-                body.push_str(
-                    &Table::new("switch", None)
-                        .set("id", q(&sid))
-                        .set("label", q(&format!("{} ({})", up.name, up.bdf)))
-                        .set("uplink", q(&rid))
-                        .set("uplink_width", sw)
-                        .set("gen", sg)
-                        .source(
-                            "measured",
-                            &format!(
-                                "read off the host: switch upstream port {} ({}) with {} downstream ports",
-                                up.bdf,
-                                up.ids,
-                                bays.len()
-                            ),
-                        ),
-                );
-                bay_group(&mut body, bays, "switch", &sid);
-                for b in bays {
-                    if let Some(d) = b.drive {
-                        let part = keep(
-                            part_for(d, catalog, gen_width(d).unwrap_or((sg, 4)), source),
-                            &mut s,
-                        );
-                        if in_build {
-                            build_bays.insert(b.number, part.id);
-                        }
-                    }
-                }
-                s.switches += 1;
-                s.bays += bays.len();
-            }
+            Holds::Bay(b) => self.direct_bay(b, g, &rid, in_build),
+            Holds::Switch { up, bays } => self.switch(up, bays, (g, w), &rid, in_build),
             Holds::Slot { number, card } => {
-                // Its own physical slot number: "Slot N"; none, or one another port holds
-                // (an integrated controller beside the slot): an onboard position.
-                let own = number.filter(|_| !rc.shares_number);
-                let sid = match own {
-                    Some(n) => format!("slot{n}-{}", slug_bdf(&rp.bdf)),
-                    None => format!("slot-{}", slug_bdf(&rp.bdf)),
-                };
-                let part = card.map(|c| {
-                    keep(
-                        part_for(c, catalog, gen_width(c).unwrap_or((g, w)), source),
-                        &mut s,
-                    )
-                });
-                // The connector takes the card's edge: a card may train narrower than its edge.
-                let mech = part.as_ref().map_or(w, |p| p.mechanical.max(w));
-                // A card that fits no PCIe slot (a vendor's storage-controller slot, an OCP
-                // NIC slot) proves its slot is of a kind it fits: the first it lists.
-                let kind = part
-                    .as_ref()
-                    .filter(|p| !p.fits.iter().any(|k| k.as_str() == SlotKind::PCIE))
-                    .and_then(|p| p.fits.first().cloned());
-                if let (Some(k), Some(p)) = (&kind, &part) {
-                    kinds
-                        .entry(k.clone())
-                        .or_insert_with(|| slot_kind_decl(catalog, k, &p.id));
-                }
-                let (label, why) = match (own, number) {
-                    (Some(n), _) => (
-                        format!("Slot {n}"),
-                        "inferred: the host's slot number; check the chassis label",
-                    ),
-                    (None, Some(n)) => (
-                        format!("Onboard at {} (reports slot {n})", rp.bdf),
-                        "inferred: its port reports the physical slot number of another port; an integrated position",
-                    ),
-                    (None, None) => (
-                        format!("Onboard at {}", rp.bdf),
-                        "inferred: no physical slot number: onboard, or a slot whose number the firmware does not report",
-                    ),
-                };
-                body.push_str(
-                    &Table::new("slot", None)
-                        .set("id", q(&sid))
-                        .set(
-                            "label",
-                            format!("{} # {why}", q(&label)),
-                        )
-                        .set_if(
-                            "kind",
-                            kind.as_ref().map(|k| {
-                                format!(
-                                    "{} # the card in it fits only this kind of slot",
-                                    q(k.as_str())
-                                )
-                            }),
-                        )
-                        .set("root_complex", q(&rid))
-                        .set("electrical", w)
-                        .set(
-                            "mechanical",
-                            format!(
-                                "{mech} # inferred: the connector may be wider; check the riser"
-                            ),
-                        )
-                        .set("gen", g)
-                        .set_if("slot_number", own)
-                        .source(
-                            "measured",
-                            &format!(
-                                "read off the host: root port {} reports physical slot {}; height and length not shown (check the riser){seen}",
-                                rp.bdf,
-                                number.map(|n| n.to_string()).unwrap_or_else(|| "-".into())
-                            ),
-                        ),
-                );
-                if let Some(p) = part
-                    && in_build
-                {
-                    s.planned += 1;
-                    let _ = writeln!(
-                        build_slots,
-                        "\n[[slot]]\nslot = {}\npart = {}",
-                        q(&sid),
-                        q(&p.id)
-                    );
-                }
-                s.slots += 1;
+                let port = (rp, rid.as_str(), (g, w), seen.as_str());
+                self.slot(rc, port, *number, *card, in_build)
             }
         }
     }
-    let mut labels_used: BTreeSet<String> = BTreeSet::new();
-    // Bays on root buses after the root ports' bays.
-    let mut next_bay = u32::try_from(s.bays).unwrap_or(u32::MAX);
-    for (bus, devs) in integrated {
+
+    /// An NVMe bay on the root port itself.
+    fn direct_bay(&mut self, b: &Bay, g: u8, rid: &str, in_build: bool) {
+        bay_group(&mut self.body, std::slice::from_ref(b), "direct", rid);
+        if let Some(d) = b.drive {
+            let part = self.keep(part_for(
+                d,
+                self.catalog,
+                gen_width(d).unwrap_or((g, 4)),
+                self.source,
+            ));
+            if in_build {
+                self.build_bays.insert(b.number, part.id);
+            }
+        }
+        self.s.bays += 1;
+    }
+
+    /// A switch below the root port and the NVMe bays on its downstream ports.
+    fn switch(
+        &mut self,
+        up: &FunctionReport,
+        bays: &[Bay],
+        (g, w): (u8, u8),
+        rid: &str,
+        in_build: bool,
+    ) {
+        let sid = format!("switch-{}", slug_bdf(&up.bdf));
+        // A switch trains no wider than the port above it.
+        let (sg, sw) = gen_width(up).unwrap_or((g, w));
+        let sw = sw.min(w);
+        self.body.push_str(
+            &Table::new("switch", None)
+                .set("id", q(&sid))
+                .set("label", q(&format!("{} ({})", up.name, up.bdf)))
+                .set("uplink", q(rid))
+                .set("uplink_width", sw)
+                .set("gen", sg)
+                .source(
+                    "measured",
+                    &format!(
+                        "read off the host: switch upstream port {} ({}) with {} downstream ports",
+                        up.bdf,
+                        up.ids,
+                        bays.len()
+                    ),
+                ),
+        );
+        bay_group(&mut self.body, bays, "switch", &sid);
+        for b in bays {
+            if let Some(d) = b.drive {
+                let part = self.keep(part_for(
+                    d,
+                    self.catalog,
+                    gen_width(d).unwrap_or((sg, 4)),
+                    self.source,
+                ));
+                if in_build {
+                    self.build_bays.insert(b.number, part.id);
+                }
+            }
+        }
+        self.s.switches += 1;
+        self.s.bays += bays.len();
+    }
+
+    /// A slot on the root port (`port`: the port, its root complex id, its link, the note of
+    /// the captures that show it), with the card in it if any.
+    fn slot(
+        &mut self,
+        rc: &Rc,
+        (rp, rid, (g, w), seen): (&FunctionReport, &str, (u8, u8), &str),
+        number: Option<u32>,
+        card: Option<&FunctionReport>,
+        in_build: bool,
+    ) {
+        // Its own physical slot number: "Slot N"; none, or one another port holds
+        // (an integrated controller beside the slot): an onboard position.
+        let own = number.filter(|_| !rc.shares_number);
+        let sid = match own {
+            Some(n) => format!("slot{n}-{}", slug_bdf(&rp.bdf)),
+            None => format!("slot-{}", slug_bdf(&rp.bdf)),
+        };
+        let part = card.map(|c| {
+            self.keep(part_for(
+                c,
+                self.catalog,
+                gen_width(c).unwrap_or((g, w)),
+                self.source,
+            ))
+        });
+        // The connector takes the card's edge: a card may train narrower than its edge.
+        let mech = part.as_ref().map_or(w, |p| p.mechanical.max(w));
+        // A card that fits no PCIe slot (a vendor's storage-controller slot, an OCP
+        // NIC slot) proves its slot is of a kind it fits: the first it lists.
+        let kind = part
+            .as_ref()
+            .filter(|p| !p.fits.iter().any(|k| k.as_str() == SlotKind::PCIE))
+            .and_then(|p| p.fits.first().cloned());
+        if let (Some(k), Some(p)) = (&kind, &part) {
+            self.kinds
+                .entry(k.clone())
+                .or_insert_with(|| slot_kind_decl(self.catalog, k, &p.id));
+        }
+        let (label, why) = match (own, number) {
+            (Some(n), _) => (
+                format!("Slot {n}"),
+                "inferred: the host's slot number; check the chassis label",
+            ),
+            (None, Some(n)) => (
+                format!("Onboard at {} (reports slot {n})", rp.bdf),
+                "inferred: its port reports the physical slot number of another port; an integrated position",
+            ),
+            (None, None) => (
+                format!("Onboard at {}", rp.bdf),
+                "inferred: no physical slot number: onboard, or a slot whose number the firmware does not report",
+            ),
+        };
+        self.body.push_str(
+            &Table::new("slot", None)
+                .set("id", q(&sid))
+                .set(
+                    "label",
+                    format!("{} # {why}", q(&label)),
+                )
+                .set_if(
+                    "kind",
+                    kind.as_ref().map(|k| {
+                        format!(
+                            "{} # the card in it fits only this kind of slot",
+                            q(k.as_str())
+                        )
+                    }),
+                )
+                .set("root_complex", q(rid))
+                .set("electrical", w)
+                .set(
+                    "mechanical",
+                    format!(
+                        "{mech} # inferred: the connector may be wider; check the riser"
+                    ),
+                )
+                .set("gen", g)
+                .set_if("slot_number", own)
+                .source(
+                    "measured",
+                    &format!(
+                        "read off the host: root port {} reports physical slot {}; height and length not shown (check the riser){seen}",
+                        rp.bdf,
+                        number.map(|n| n.to_string()).unwrap_or_else(|| "-".into())
+                    ),
+                ),
+        );
+        if let Some(p) = part
+            && in_build
+        {
+            self.s.planned += 1;
+            let _ = writeln!(
+                self.build_slots,
+                "\n[[slot]]\nslot = {}\npart = {}",
+                q(&sid),
+                q(&p.id)
+            );
+        }
+        self.s.slots += 1;
+    }
+
+    /// A root bus with devices and no port above them: its root complex, each NVMe drive in a
+    /// bay of its own (numbered from `next_bay`, at the slot locator the host reports, unique
+    /// among `labels_used`), other devices as built-ins.
+    fn root_bus(
+        &mut self,
+        bus: &str,
+        devs: &[&FunctionReport],
+        hosts: &[HostView],
+        drive_of: &BTreeMap<&str, &DriveReport>,
+        plan: &sockets::Plan,
+        (next_bay, labels_used): (&mut u32, &mut BTreeSet<String>),
+    ) {
         let rid = format!("bus-{}", slug_bdf(bus));
-        let numa = devs.iter().find_map(|f| numa_of(f)).unwrap_or(0);
-        let socket = socket_of(numa);
+        let numa = devs.iter().find_map(|f| numa_of(f, drive_of)).unwrap_or(0);
+        let socket = format!("cpu{}", plan.socket_of(numa));
         let locs: Vec<String> = devs.iter().map(|f| q(&f.bdf)).collect();
-        body.push_str(
+        self.body.push_str(
             &Table::new("root_complex", None)
                 .set("id", q(&rid))
                 .set("label", q(&format!("Root bus {bus} (integrated devices)")))
@@ -1343,22 +1486,22 @@ fn write_files(
                     ),
                 ),
         );
-        s.root_complexes += 1;
+        self.s.root_complexes += 1;
         for d in devs {
             let drive = drive_of.get(d.bdf.as_str()).copied();
             let part = match drive {
                 Some(dr) => dr
                     .model
                     .as_deref()
-                    .map(|m| keep(drive_part(dr, m, source), &mut s)),
+                    .map(|m| self.keep(drive_part(dr, m, self.source))),
                 None => None,
             };
             let Some(part) = part else {
-                body.push_str(&builtin(d, &rid, 1, 1).source(
+                self.body.push_str(&builtin(d, &rid, 1, 1).source(
                     "inferred",
                     &format!("read off the host: {} at {} on the root bus", d.ids, d.bdf),
                 ));
-                s.builtins += 1;
+                self.s.builtins += 1;
                 continue;
             };
             // A drive on the root bus: a bay of its own, at the slot locator the host reports
@@ -1368,9 +1511,9 @@ fn write_files(
                 Some(l) if !l.is_empty() => format!("{l} ({})", d.bdf),
                 _ => format!("Onboard at {}", d.bdf),
             };
-            let number = next_bay;
-            next_bay = next_bay.saturating_add(1);
-            body.push_str(
+            let number = *next_bay;
+            *next_bay = next_bay.saturating_add(1);
+            self.body.push_str(
                 &Table::new(
                     "bays",
                     Some("inferred: size and backplane are not shown by the host; check the chassis"),
@@ -1391,52 +1534,29 @@ fn write_files(
                     ),
                 ),
             );
-            s.bays += 1;
+            self.s.bays += 1;
             if in_first(hosts, d) {
-                build_bays.insert(number, part.id);
+                self.build_bays.insert(number, part.id);
             }
         }
     }
-    for decl in kinds.values() {
-        p.push_str(decl);
-    }
-    p.push_str(&body);
 
-    let parts = (!parts_text.is_empty()).then(|| {
-        format!(
-            "# Parts learned by `laneplan learn` from {} that the catalogue lacks.\n\
-             # Add what the host does not show (perf figures, height, length, capacity).\n{parts_text}",
-            comment(source)
-        )
-    });
-    let mut build = String::new();
-    let _ = writeln!(
-        build,
-        "# What {} holds, learned by `laneplan learn`.\n\
-         # laneplan --platform-dir platform check build.toml",
-        comment(if captures == 1 { source } else { &host.source })
-    );
-    let _ = writeln!(build, "platform = {}", q(id.as_str()));
-    let _ = writeln!(
-        build,
-        "name = {}",
-        q(&format!("As found on {}", host.source))
-    );
-    build.push_str(&build_slots);
-    for (n, part) in &build_bays {
-        let _ = writeln!(build, "\n[[bay]]\nbays = \"{n}\"\npart = {}", q(part));
-    }
-    s.planned += build_bays.len();
-    let differences =
-        compare::against_builtin(catalog, product.as_deref(), opts, &s, entries, caps);
-    Learned {
-        id,
-        platform: p,
-        parts,
-        build,
-        summary: s,
-        differences,
-        notes: Vec::new(),
+    /// The build file: the platform, then each planned card by slot and drive by bay.
+    fn build_text(&self, id: &LearnedId, what: &str, host_source: &str) -> String {
+        let mut build = String::new();
+        let _ = writeln!(
+            build,
+            "# What {} holds, learned by `laneplan learn`.\n\
+             # laneplan --platform-dir platform check build.toml",
+            comment(what)
+        );
+        let _ = writeln!(build, "platform = {}", q(id.as_str()));
+        let _ = writeln!(build, "name = {}", q(&format!("As found on {host_source}")));
+        build.push_str(&self.build_slots);
+        for (n, part) in &self.build_bays {
+            let _ = writeln!(build, "\n[[bay]]\nbays = \"{n}\"\npart = {}", q(part));
+        }
+        build
     }
 }
 
