@@ -19,6 +19,7 @@ pub mod input;
 pub mod learn;
 pub mod outfile;
 pub mod pcie;
+pub mod pciids;
 pub mod place;
 pub mod plan;
 pub mod platform;

@@ -1,7 +1,7 @@
 //! `laneplan learn`: argument struct and printing only.
 
 use clap::Args;
-use laneplan::host::names::{IdsFile, PciNames};
+use laneplan::pciids::{IdsFile, PciNames};
 use laneplan::host::source::HostSource;
 use laneplan::learn::{self, LearnOptions, LearnedId};
 use miette::{IntoDiagnostic, WrapErr, miette};

@@ -2,7 +2,7 @@
 //! renderer (text, JSON, Prometheus) reads. Returns values and findings; never prints.
 
 use super::model::*;
-use super::names::PciNames;
+use crate::pciids::PciNames;
 use super::tree::{FnKind, LiveTree, min_link};
 use crate::finding::{Code, Finding, Severity, Subject};
 use crate::topology::Topology;

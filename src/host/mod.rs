@@ -12,7 +12,7 @@ pub mod gather;
 pub mod hwloc;
 pub mod lspci;
 pub mod model;
-pub mod names;
+use crate::pciids as names;
 pub mod redfish;
 pub mod redfish_learn;
 pub mod render;
@@ -35,7 +35,7 @@ pub fn audit_with(
     opts: audit::AuditOptions,
 ) -> audit::Audit {
     let (scan, findings) = sysfs::read_host(fs);
-    let names = names::for_root(fs, pci_ids);
+    let names = names_for_root(fs, pci_ids);
     audit_scan(fs, &scan, findings, names.as_ref(), opts)
 }
 
@@ -124,4 +124,27 @@ pub fn platform_of(audit: &audit::Audit, catalog: &crate::platform::Catalog) -> 
         crate::variant::Pick::Picked(p) => Some(p.platform),
         _ => None,
     }
+}
+
+/// Names for a host: an explicit file, else the host's own pci.ids (read through `fs`, so
+/// inside a capture's root, bounded, and recorded by `gather`), else embedded. Lenient: an
+/// explicit file that cannot be loaded falls back too (the CLI loads it with
+/// [`names::IdsFile::open`](crate::pciids::IdsFile::open) first and stops there).
+pub fn names_for_root(fs: &fs::SysFs, explicit: Option<&Path>) -> Box<dyn names::PciNames> {
+    if let Some(p) = explicit
+        && let Ok(f) = names::IdsFile::open(p)
+    {
+        return Box::new(f);
+    }
+    for rel in ["usr/share/misc/pci.ids", "usr/share/hwdata/pci.ids"] {
+        if let Ok(bytes) = fs.read_bytes(rel) {
+            if let Some(f) = names::IdsFile::from_text(
+                String::from_utf8_lossy(&bytes).into_owned(),
+                fs.root().join(rel).display().to_string(),
+            ) {
+                return Box::new(f);
+            }
+        }
+    }
+    Box::new(names::Embedded)
 }

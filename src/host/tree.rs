@@ -5,7 +5,7 @@
 //! `[secondary, subordinate]` holds its bus. Either way the ranges are cross-checked.
 
 use super::model::*;
-use super::names::PciNames;
+use crate::pciids::PciNames;
 use crate::finding::{Code, Finding, Location};
 use crate::pcie::{Gen, LinkRate};
 use crate::topology::{DeviceClass, Link, Node, NodeKind, PciIdent, Topology};

@@ -445,7 +445,7 @@ fn lspci_json(bytes: &[u8]) -> serde_json::Value {
     let (scan, findings) = host::lspci::parse_bytes(bytes, "dump").unwrap();
     let a = host::audit::audit(
         &scan,
-        &host::names::Embedded,
+        &laneplan::pciids::Embedded,
         "lspci:dump",
         AuditOptions::default(),
         findings,
