@@ -1,7 +1,8 @@
 //! `laneplan audit` and `laneplan gather`: argument structs and printing only.
 
 use clap::Args;
-use laneplan::host::{self, audit::AuditOptions, render};
+use laneplan::host::{self, audit::AuditOptions};
+use laneplan::render::host as render;
 use miette::{IntoDiagnostic, WrapErr, miette};
 use std::path::PathBuf;
 use std::process::ExitCode;

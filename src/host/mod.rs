@@ -1,9 +1,9 @@
 //! The live host: sysfs reader (configurable root), lspci-dump reader, the live tree as a
-//! [`Topology`](crate::topology::Topology), verdicts, renderers and `gather`.
+//! [`Topology`](crate::topology::Topology), verdicts and `gather`.
 //!
 //! Flow: a reader (`sysfs::read_host` or `lspci::parse`) gives a [`model::HostScan`] plus
 //! findings; [`audit::audit`] builds the tree, judges links, AER and NVMe, and returns an
-//! [`audit::Audit`]; `render` turns it into text, JSON and Prometheus.
+//! [`audit::Audit`]; [`crate::render::host`] turns it into text and Prometheus.
 
 pub mod audit;
 pub mod chassis;
@@ -15,7 +15,7 @@ pub mod model;
 use crate::pciids as names;
 pub mod redfish;
 pub mod redfish_learn;
-pub mod render;
+
 pub mod source;
 pub mod sysfs;
 pub mod tree;
