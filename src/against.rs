@@ -16,6 +16,8 @@
 //!
 //! SAS/SATA bays sit behind a controller and are invisible to PCIe: they are reported as such.
 
+mod chassis;
+
 use crate::finding::{Code, Finding, Location, Subject};
 use crate::host::audit::{Audit, FunctionReport};
 use crate::host::model::LinkState;
@@ -260,7 +262,7 @@ pub fn diff_in(plan: &Plan, audit: &Audit, catalog: Option<&Catalog>) -> Diff {
     if let Some(ch) = &audit.chassis
         && audit.functions.is_empty()
     {
-        let (entries, findings) = crate::host::redfish_learn::diff(plan, ch);
+        let (entries, findings) = chassis::diff(plan, ch);
         return Diff {
             build: plan.build_name.clone(),
             platform: plan.platform_id.clone(),

@@ -14,7 +14,7 @@ pub mod lspci;
 pub mod model;
 use crate::pciids as names;
 pub mod redfish;
-pub mod redfish_learn;
+pub mod placed;
 
 pub mod source;
 pub mod sysfs;

@@ -33,6 +33,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 mod compare;
+pub mod redfish;
 #[doc(hidden)]
 pub mod roundtrip;
 mod sockets;
