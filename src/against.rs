@@ -799,27 +799,6 @@ pub fn diff_in(plan: &Plan, audit: &Audit, catalog: Option<&Catalog>) -> Diff {
     }
 }
 
-/// Fills the audit's `bay` fields and `bays` array from the diff, and adds its findings.
-pub fn apply(audit: &mut Audit, diff: &Diff) {
-    for e in &diff.entries {
-        let (Some(bdf), Some(bay)) = (&e.bdf, e.bay) else {
-            continue;
-        };
-        if let Some(f) = audit.functions.iter_mut().find(|f| &f.bdf == bdf) {
-            f.bay = Some(bay);
-        }
-        if let Some(d) = audit
-            .drives
-            .iter_mut()
-            .find(|d| d.bdf.as_deref() == Some(bdf.as_str()))
-        {
-            d.bay = Some(bay);
-        }
-    }
-    audit.bays = diff.entries.clone();
-    audit.findings.extend(diff.findings.iter().cloned());
-}
-
 /// The diff as a table, one row per bay and slot, fitted to `term`: a narrow terminal loses
 /// the BDF, the NUMA node, how each place was matched and the planned link first (named in a
 /// note; the JSON has them all), and the cells left wrap; the found link always stays (a

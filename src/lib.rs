@@ -7,6 +7,7 @@
 #![allow(clippy::result_large_err)]
 
 pub mod against;
+pub mod audit;
 pub mod bays;
 pub mod bounded;
 pub mod complete;

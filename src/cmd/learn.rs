@@ -1,9 +1,9 @@
 //! `laneplan learn`: argument struct and printing only.
 
 use clap::Args;
-use laneplan::pciids::{IdsFile, PciNames};
 use laneplan::host::source::HostSource;
 use laneplan::learn::{self, LearnOptions, LearnedId};
+use laneplan::pciids::{IdsFile, PciNames};
 use miette::{IntoDiagnostic, WrapErr, miette};
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -13,8 +13,8 @@ pub mod hwloc;
 pub mod lspci;
 pub mod model;
 use crate::pciids as names;
-pub mod redfish;
 pub mod placed;
+pub mod redfish;
 
 pub mod source;
 pub mod sysfs;
@@ -115,17 +115,6 @@ fn audit_lspci_scan(
     )
 }
 
-/// The platform a host is, from its DMI product name: the built-in (or `--platform-dir`)
-/// platform whose file lists the name in `dmi_names` (whole, case-insensitively) and, where
-/// the file and the host both name one, the system vendor in `dmi_vendors`. Never a guess
-/// from the name's words: [`crate::variant::pick`] says why none matched.
-pub fn platform_of(audit: &audit::Audit, catalog: &crate::platform::Catalog) -> Option<String> {
-    match crate::variant::pick(catalog, audit) {
-        crate::variant::Pick::Picked(p) => Some(p.platform),
-        _ => None,
-    }
-}
-
 /// Names for a host: an explicit file, else the host's own pci.ids (read through `fs`, so
 /// inside a capture's root, bounded, and recorded by `gather`), else embedded. Lenient: an
 /// explicit file that cannot be loaded falls back too (the CLI loads it with
@@ -137,13 +126,13 @@ pub fn names_for_root(fs: &fs::SysFs, explicit: Option<&Path>) -> Box<dyn names:
         return Box::new(f);
     }
     for rel in ["usr/share/misc/pci.ids", "usr/share/hwdata/pci.ids"] {
-        if let Ok(bytes) = fs.read_bytes(rel) {
-            if let Some(f) = names::IdsFile::from_text(
+        if let Ok(bytes) = fs.read_bytes(rel)
+            && let Some(f) = names::IdsFile::from_text(
                 String::from_utf8_lossy(&bytes).into_owned(),
                 fs.root().join(rel).display().to_string(),
-            ) {
-                return Box::new(f);
-            }
+            )
+        {
+            return Box::new(f);
         }
     }
     Box::new(names::Embedded)

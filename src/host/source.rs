@@ -8,9 +8,9 @@
 
 use super::audit::{self, Audit, AuditOptions};
 use super::model::HostScan;
-use crate::pciids::{self as names, PciNames};
 use super::{fs, lspci};
 use crate::finding::Finding;
+use crate::pciids::{self as names, PciNames};
 use crate::source::InputError;
 use std::path::{Path, PathBuf};
 

@@ -20,10 +20,10 @@
 use crate::finding::Finding;
 use crate::host::audit::{Audit, AuditOptions, FunctionReport};
 use crate::host::model::{HostScan, SlotCap};
-use crate::pciids::PciNames;
 use crate::host::tree::{FnKind, device_class};
 use crate::host::{fs, lspci, sysfs};
 use crate::pciids as names;
+use crate::pciids::PciNames;
 use crate::platform::Catalog;
 use crate::platform::schema::SlotKind;
 use crate::source::InputError;

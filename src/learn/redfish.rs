@@ -14,13 +14,12 @@
 //!
 //! [`placed_drives`]: crate::host::placed::placed_drives
 
+use super::{Learned, LearnedId, Summary};
 use crate::host::audit::Audit;
 use crate::host::chassis::{Chassis, ChassisDevice, ChassisDrive, ChassisSlot};
 use crate::host::placed::{
-    BayGroup, BayMethod, Bus, bay_groups, card_of, controller_label, drive_name, present,
-    slug,
+    BayGroup, BayMethod, Bus, bay_groups, card_of, controller_label, drive_name, present, slug,
 };
-use super::{Learned, LearnedId, Summary};
 use crate::platform::Catalog;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;

@@ -1,6 +1,7 @@
 //! Views of an [`Audit`]: the `lspci -tv`-style tree with links, the drive table, findings,
 //! and the Prometheus textfile. (JSON is the serde form of `Audit`.)
 
+use crate::against::DiffEntry;
 use crate::host::audit::{Audit, LinkStatus};
 use crate::host::model::LinkState;
 use crate::host::tree::LiveTree;
@@ -434,11 +435,14 @@ fn names_of<'a>(a: &'a Audit, f: &'a crate::host::audit::FunctionReport) -> Name
     }
 }
 
-fn function_labels(a: &Audit, f: &crate::host::audit::FunctionReport) -> String {
+fn function_labels(
+    a: &Audit,
+    bays: &[DiffEntry],
+    f: &crate::host::audit::FunctionReport,
+) -> String {
     let n = names_of(a, f);
     // The bay number of the diff entry that found this function (as in the place series).
-    let bay = a
-        .bays
+    let bay = bays
         .iter()
         .find(|e| e.bdf.as_deref() == Some(&f.bdf))
         .and_then(|e| e.bay)
@@ -464,7 +468,7 @@ fn family(s: &mut String, name: &str, kind: &str, help: &str) {
 /// The families of the newer sources: hwloc's current link in bytes per second per
 /// function, and per Redfish device the link in use, its maximum and whether it is below it.
 /// Present only for those sources.
-fn source_families(a: &Audit, s: &mut String) {
+fn source_families(a: &Audit, bays: &[DiffEntry], s: &mut String) {
     let gbs: Vec<_> = a
         .functions
         .iter()
@@ -479,7 +483,7 @@ fn source_families(a: &Audit, s: &mut String) {
             "Current PCIe link in bytes per second as hwloc reports it (no maximum known).",
         );
         for (f, v) in gbs {
-            let _ = writeln!(s, "{name}{{{}}} {}", function_labels(a, f), v * 1e9);
+            let _ = writeln!(s, "{name}{{{}}} {}", function_labels(a, bays, f), v * 1e9);
         }
     }
     let Some(ch) = &a.chassis else { return };
@@ -544,13 +548,15 @@ fn esc(v: &str) -> String {
 /// per second, bytes per second); one label set per family whatever the flags and source
 /// ([`FUNCTION_LABELS`], [`PLACE_LABELS`], [`CHASSIS_LABELS`]: unknown values empty);
 /// `# HELP` and `# TYPE` before every family, one series per label set, a final newline.
-pub fn prometheus(a: &Audit) -> String {
+pub fn prometheus(r: &crate::audit::HostReport) -> String {
+    let a = &r.audit;
+    let bays: &[DiffEntry] = r.diff.as_ref().map_or(&[], |d| &d.entries);
     let mut s = String::new();
     let rows: Vec<(String, &crate::host::audit::FunctionReport)> = a
         .functions
         .iter()
         .filter(|f| f.link.is_some() || f.link_max.is_some() || f.aer.is_some())
-        .map(|f| (function_labels(a, f), f))
+        .map(|f| (function_labels(a, bays, f), f))
         .collect();
     type Get = fn(&crate::host::audit::FunctionReport) -> Option<f64>;
     let gauges: [(&str, &str, Get); 5] = [
@@ -615,7 +621,7 @@ pub fn prometheus(a: &Audit) -> String {
             }
         }
     }
-    source_families(a, &mut s);
+    source_families(a, bays, &mut s);
     // The plan diff: one series per place, 1, its status a label (no series without a plan).
     let name = "laneplan_plan_place_status";
     family(
@@ -624,7 +630,7 @@ pub fn prometheus(a: &Audit) -> String {
         "gauge",
         "1 per place of the --against diff, labelled with its status (ok, missing, wrong-part, ...).",
     );
-    for e in &a.bays {
+    for e in bays {
         let f = e
             .bdf
             .as_deref()

@@ -6,10 +6,10 @@ use laneplan::finding::Code;
 use common::*;
 use laneplan::host::audit::{Audit, AuditOptions, LinkStatus};
 use laneplan::host::model::LinkState;
-use laneplan::render::host::{self as render, TreeStyle};
 use laneplan::host::tree::FnKind;
 use laneplan::host::{self};
 use laneplan::pcie::Gen;
+use laneplan::render::host::{self as render, TreeStyle};
 use std::path::Path;
 
 fn audit(root: &Path) -> Audit {
