@@ -9,7 +9,7 @@ use crate::host::placed::{
     BayMethod, Bus, PlacedDrive, bay_groups, card_of, controller_label, drive_name, placed_drives,
     present,
 };
-use crate::plan::instantiate::Plan;
+use crate::plan::instantiate::{Plan, SlotInfo};
 
 /// Compares a plan's slots and cards with a chassis: planned slots matched by their
 /// `slot_number` to the slot ordinals, else by label; a card by its part's name against the
@@ -25,154 +25,182 @@ pub fn diff(plan: &Plan, ch: &Chassis) -> (Vec<DiffEntry>, Vec<Finding>) {
         .map(|g| controller_label(g.storage))
         .collect();
     for (id, info) in &plan.slots {
-        let slot_node = t.node(info.slot);
-        let number = info.def.slot_number.as_ref().map(|v| *v.get_ref());
-        let (found, method) =
-            match number.and_then(|n| ch.slots.iter().find(|s| s.ordinal == Some(n))) {
-                Some(s) => (Some(s), MatchMethod::PhysicalSlot),
-                None => (
-                    ch.slots
-                        .iter()
-                        .find(|s| s.label.as_deref() == Some(slot_node.label.as_str())),
-                    MatchMethod::None,
-                ),
-            };
-        let card = info.card.as_ref().map(|(ix, _)| t.node(*ix));
-        // A storage-controller slot learn wrote: matched by the controller's label.
-        if found.is_none()
-            && let Some(label) = controllers
-                .iter()
-                .find(|l| l.as_str() == slot_node.label.as_str())
-        {
-            let mut problems = Vec::new();
-            let status = match card {
-                Some(c) if c.label == *label => DiffStatus::Ok,
-                Some(c) => {
-                    problems.push(format!(
-                        "{}: {} planned, {label} found",
-                        slot_node.label, c.label
-                    ));
-                    DiffStatus::WrongPart
-                }
-                None => DiffStatus::Empty,
-            };
-            if status == DiffStatus::WrongPart {
-                findings.push(
-                    Finding::of(Code::WrongPart, problems.join("; "))
-                        .about(Subject::Slot { id: id.clone() })
-                        .at_node(id.clone()),
-                );
-            }
-            entries.push(DiffEntry {
-                place: slot_node.label.clone(),
-                subject: Subject::Slot { id: id.clone() },
-                bay: None,
-                slot: Some(id.clone()),
-                slot_number: number,
-                method: MatchMethod::None,
-                expected: card.map(|c| c.label.clone()),
-                expected_part: info.card.as_ref().map(|(_, p)| p.clone()),
-                expected_link: None,
-                expected_socket: None,
-                bdf: None,
-                found: Some(label.clone()),
-                found_part: None,
-                found_ids: None,
-                found_subsystem: None,
-                found_link: None,
-                found_rate: None,
-                found_numa: None,
-                status,
-                problems,
-                in_slot: None,
-                found_class: None,
-            });
-            continue;
-        }
-        let dev = found.and_then(|s| card_of(ch, s));
-        let mut problems = Vec::new();
-        let status = match (card, found, dev) {
-            (_, None, _) => {
-                problems.push(format!(
-                    "{}: no slot with this number or label in the tree",
-                    slot_node.label
-                ));
-                DiffStatus::Missing
-            }
-            (None, Some(_), None) => DiffStatus::Empty,
-            (None, Some(_), Some(d)) => {
-                problems.push(format!(
-                    "{} holds {}, not planned",
-                    slot_node.label,
-                    d.model.as_deref().unwrap_or(&d.id)
-                ));
-                DiffStatus::Unexpected
-            }
-            (Some(c), Some(_), None) => {
-                problems.push(format!(
-                    "{}: {} planned, the slot is empty",
-                    slot_node.label, c.label
-                ));
-                DiffStatus::Missing
-            }
-            (Some(c), Some(_), Some(d)) => {
-                if d.model.as_deref() != Some(c.label.as_str()) {
-                    problems.push(format!(
-                        "{}: {} planned, {} found",
-                        slot_node.label,
-                        c.label,
-                        d.model.as_deref().unwrap_or("an unnamed device")
-                    ));
-                    DiffStatus::WrongPart
-                } else {
-                    DiffStatus::Ok
-                }
-            }
-        };
-        if !problems.is_empty() {
-            let c = match status {
-                DiffStatus::Missing => Code::Missing,
-                DiffStatus::WrongPart => Code::WrongPart,
-                _ => Code::Unexpected,
-            };
-            findings.push(
-                Finding::of(c, problems.join("; "))
-                    .about(Subject::Slot { id: id.clone() })
-                    .at_node(id.clone()),
-            );
-        }
-        entries.push(DiffEntry {
-            place: slot_node.label.clone(),
-            subject: Subject::Slot { id: id.clone() },
-            bay: None,
-            slot: Some(id.clone()),
-            slot_number: number,
-            method,
-            expected: card.map(|c| c.label.clone()),
-            expected_part: info.card.as_ref().map(|(_, p)| p.clone()),
-            expected_link: None,
-            expected_socket: None,
-            bdf: None,
-            found: dev.map(|d| {
-                d.model
-                    .clone()
-                    .or(d.name.clone())
-                    .unwrap_or_else(|| d.id.clone())
-            }),
-            found_part: None,
-            found_ids: None,
-            found_subsystem: None,
-            found_link: dev.and_then(|d| d.link).map(|l| l.label()),
-            found_rate: dev.and_then(|d| d.link),
-            found_numa: None,
-            status,
-            problems,
-            in_slot: None,
-            found_class: None,
-        });
+        diff_slot(t, ch, &controllers, (id, info), &mut entries, &mut findings);
     }
     diff_bays(plan, ch, &mut entries, &mut findings);
     (entries, findings)
+}
+
+/// One planned slot against the chassis: the storage-controller slot learn wrote matched by
+/// the controller's label, else the slot by ordinal or label and its card by model.
+fn diff_slot(
+    t: &crate::topology::Topology,
+    ch: &Chassis,
+    controllers: &[String],
+    (id, info): (&String, &SlotInfo),
+    entries: &mut Vec<DiffEntry>,
+    findings: &mut Vec<Finding>,
+) {
+    let slot_node = t.node(info.slot);
+    let number = info.def.slot_number.as_ref().map(|v| *v.get_ref());
+    let (found, method) = match number.and_then(|n| ch.slots.iter().find(|s| s.ordinal == Some(n)))
+    {
+        Some(s) => (Some(s), MatchMethod::PhysicalSlot),
+        None => (
+            ch.slots
+                .iter()
+                .find(|s| s.label.as_deref() == Some(slot_node.label.as_str())),
+            MatchMethod::None,
+        ),
+    };
+    let card = info.card.as_ref().map(|(ix, _)| t.node(*ix));
+    // A storage-controller slot learn wrote: matched by the controller's label.
+    if found.is_none()
+        && let Some(label) = controllers
+            .iter()
+            .find(|l| l.as_str() == slot_node.label.as_str())
+    {
+        controller_slot(t, (id, info), number, label, entries, findings);
+        return;
+    }
+    let dev = found.and_then(|s| card_of(ch, s));
+    let mut problems = Vec::new();
+    let status = match (card, found, dev) {
+        (_, None, _) => {
+            problems.push(format!(
+                "{}: no slot with this number or label in the tree",
+                slot_node.label
+            ));
+            DiffStatus::Missing
+        }
+        (None, Some(_), None) => DiffStatus::Empty,
+        (None, Some(_), Some(d)) => {
+            problems.push(format!(
+                "{} holds {}, not planned",
+                slot_node.label,
+                d.model.as_deref().unwrap_or(&d.id)
+            ));
+            DiffStatus::Unexpected
+        }
+        (Some(c), Some(_), None) => {
+            problems.push(format!(
+                "{}: {} planned, the slot is empty",
+                slot_node.label, c.label
+            ));
+            DiffStatus::Missing
+        }
+        (Some(c), Some(_), Some(d)) => {
+            if d.model.as_deref() != Some(c.label.as_str()) {
+                problems.push(format!(
+                    "{}: {} planned, {} found",
+                    slot_node.label,
+                    c.label,
+                    d.model.as_deref().unwrap_or("an unnamed device")
+                ));
+                DiffStatus::WrongPart
+            } else {
+                DiffStatus::Ok
+            }
+        }
+    };
+    if !problems.is_empty() {
+        let c = match status {
+            DiffStatus::Missing => Code::Missing,
+            DiffStatus::WrongPart => Code::WrongPart,
+            _ => Code::Unexpected,
+        };
+        findings.push(
+            Finding::of(c, problems.join("; "))
+                .about(Subject::Slot { id: id.clone() })
+                .at_node(id.clone()),
+        );
+    }
+    entries.push(DiffEntry {
+        place: slot_node.label.clone(),
+        subject: Subject::Slot { id: id.clone() },
+        bay: None,
+        slot: Some(id.clone()),
+        slot_number: number,
+        method,
+        expected: card.map(|c| c.label.clone()),
+        expected_part: info.card.as_ref().map(|(_, p)| p.clone()),
+        expected_link: None,
+        expected_socket: None,
+        bdf: None,
+        found: dev.map(|d| {
+            d.model
+                .clone()
+                .or(d.name.clone())
+                .unwrap_or_else(|| d.id.clone())
+        }),
+        found_part: None,
+        found_ids: None,
+        found_subsystem: None,
+        found_link: dev.and_then(|d| d.link).map(|l| l.label()),
+        found_rate: dev.and_then(|d| d.link),
+        found_numa: None,
+        status,
+        problems,
+        in_slot: None,
+        found_class: None,
+    });
+}
+
+/// A storage-controller slot learn wrote, matched by the controller's `label`: its planned
+/// card against that label.
+fn controller_slot(
+    t: &crate::topology::Topology,
+    (id, info): (&String, &SlotInfo),
+    number: Option<u32>,
+    label: &str,
+    entries: &mut Vec<DiffEntry>,
+    findings: &mut Vec<Finding>,
+) {
+    let slot_node = t.node(info.slot);
+    let card = info.card.as_ref().map(|(ix, _)| t.node(*ix));
+    let mut problems = Vec::new();
+    let status = match card {
+        Some(c) if c.label == *label => DiffStatus::Ok,
+        Some(c) => {
+            problems.push(format!(
+                "{}: {} planned, {label} found",
+                slot_node.label, c.label
+            ));
+            DiffStatus::WrongPart
+        }
+        None => DiffStatus::Empty,
+    };
+    if status == DiffStatus::WrongPart {
+        findings.push(
+            Finding::of(Code::WrongPart, problems.join("; "))
+                .about(Subject::Slot { id: id.clone() })
+                .at_node(id.clone()),
+        );
+    }
+    entries.push(DiffEntry {
+        place: slot_node.label.clone(),
+        subject: Subject::Slot { id: id.clone() },
+        bay: None,
+        slot: Some(id.clone()),
+        slot_number: number,
+        method: MatchMethod::None,
+        expected: card.map(|c| c.label.clone()),
+        expected_part: info.card.as_ref().map(|(_, p)| p.clone()),
+        expected_link: None,
+        expected_socket: None,
+        bdf: None,
+        found: Some(label.to_string()),
+        found_part: None,
+        found_ids: None,
+        found_subsystem: None,
+        found_link: None,
+        found_rate: None,
+        found_numa: None,
+        status,
+        problems,
+        in_slot: None,
+        found_class: None,
+    });
 }
 
 /// The bays: each planned bay against the tree's drive with that bay number (its
