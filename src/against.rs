@@ -400,7 +400,13 @@ pub fn diff_in(plan: &Plan, audit: &Audit, catalog: Option<&Catalog>) -> Diff {
                 }
             }
         }
-        endpoints.retain(|e| !used_cards.contains(&e.bdf) && !claimed.contains(&e.bdf));
+        // NVMe controllers on the root bus itself (no port above them: POWER): bays of their own.
+        let bus_drives = root_bus_drives(audit, &located);
+        endpoints.retain(|e| {
+            !used_cards.contains(&e.bdf)
+                && !claimed.contains(&e.bdf)
+                && !bus_drives.iter().any(|d| d.bdf == e.bdf)
+        });
         // Bays with a slot number take their port by that number (anywhere on the host);
         // the others take the remaining ports of the root complex in address order.
         let by_slot = |n: u32| -> Option<&FunctionReport> {
@@ -449,6 +455,7 @@ pub fn diff_in(plan: &Plan, audit: &Audit, catalog: Option<&Catalog>) -> Diff {
                 port_of_bay.insert(*bay, (p, MatchMethod::AddressOrder));
             }
         }
+        let mut bus_of_bay = root_bus_bays(&positions, &port_of_bay, &bus_drives);
         for pos in &positions {
             match pos {
                 Position::Bay {
@@ -456,9 +463,17 @@ pub fn diff_in(plan: &Plan, audit: &Audit, catalog: Option<&Catalog>) -> Diff {
                     drive,
                     slot_number,
                 } => {
-                    let port = port_of_bay.get(bay).copied();
-                    let found = port
-                        .and_then(|(p, _)| children_of(&p.bdf).into_iter().find(|k| is_nvme(k)));
+                    let on_bus = bus_of_bay.remove(bay);
+                    let port = port_of_bay
+                        .get(bay)
+                        .copied()
+                        .or(on_bus.map(|f| (f, MatchMethod::AddressOrder)));
+                    let found = match on_bus {
+                        Some(f) => Some(f),
+                        None => port.and_then(|(p, _)| {
+                            children_of(&p.bdf).into_iter().find(|k| is_nvme(k))
+                        }),
+                    };
                     let expected = drive.map(|d| t.node(d).label.clone());
                     let planned_rate = drive.and_then(|d| rate_above(t, d));
                     let mut e = DiffEntry {
@@ -506,6 +521,9 @@ pub fn diff_in(plan: &Plan, audit: &Audit, catalog: Option<&Catalog>) -> Diff {
                                 found_name(audit, f),
                                 f.bdf
                             ));
+                        }
+                        (Some(d), Some(f)) if on_bus.is_some() => {
+                            judge_bus_drive(&mut e, t, *d, f, &numa, audit);
                         }
                         (Some(d), Some(f)) => {
                             judge(&mut e, t, *d, planned_rate, f, &numa, audit, catalog);
@@ -631,6 +649,9 @@ pub fn diff_in(plan: &Plan, audit: &Audit, catalog: Option<&Catalog>) -> Diff {
             }
         }
         // Live NVMe drives beyond the plan, and cards nobody planned.
+        for f in bus_of_bay.unmatched {
+            entries.push(unexpected(audit, f, socket_label.clone(), catalog));
+        }
         for p in leaf_ports.iter().filter(|p| !used_ports.contains(&p.bdf)) {
             if let Some(f) = children_of(&p.bdf).into_iter().find(|k| is_nvme(k)) {
                 entries.push(unexpected(audit, f, socket_label.clone(), catalog));
@@ -1133,6 +1154,97 @@ fn judge(
                 r.label()
             ));
         }
+    }
+}
+
+/// The NVMe controllers among `located` that sit on a root bus with no port above them
+/// (a POWER host's drives, each on its own root bus), in address order.
+fn root_bus_drives<'a>(
+    audit: &'a Audit,
+    located: &[&'a FunctionReport],
+) -> Vec<&'a FunctionReport> {
+    let mut out: Vec<&FunctionReport> = located
+        .iter()
+        .copied()
+        .filter(|f| f.parent.is_none() && f.kind == FnKind::Device)
+        .filter(|f| {
+            audit
+                .drives
+                .iter()
+                .any(|d| d.bdf.as_deref() == Some(f.bdf.as_str()))
+        })
+        .collect();
+    out.sort_by(|a, b| a.bdf.cmp(&b.bdf));
+    out
+}
+
+/// The planned bays of a root complex without a port, each with the next root-bus drive in
+/// address order (`map`), and the drives no bay took (`unmatched`).
+struct BusBays<'a> {
+    map: std::collections::BTreeMap<u32, &'a FunctionReport>,
+    unmatched: Vec<&'a FunctionReport>,
+}
+
+impl<'a> BusBays<'a> {
+    fn remove(&mut self, bay: &u32) -> Option<&'a FunctionReport> {
+        self.map.remove(bay)
+    }
+}
+
+fn root_bus_bays<'a>(
+    positions: &[Position],
+    port_of_bay: &std::collections::BTreeMap<u32, (&FunctionReport, MatchMethod)>,
+    drives: &[&'a FunctionReport],
+) -> BusBays<'a> {
+    let mut left = drives.iter().copied();
+    let mut map = std::collections::BTreeMap::new();
+    for pos in positions {
+        if let Position::Bay { bay, .. } = pos
+            && !port_of_bay.contains_key(bay)
+            && let Some(f) = left.next()
+        {
+            map.insert(*bay, f);
+        }
+    }
+    BusBays {
+        map,
+        unmatched: left.collect(),
+    }
+}
+
+/// A drive on a root bus against its planned part: the part learned from the drive's model
+/// names it, so the model must be the part's name; its NUMA node is its controller's.
+fn judge_bus_drive(
+    e: &mut DiffEntry,
+    t: &Topology,
+    planned: NodeIndex,
+    f: &FunctionReport,
+    numa: &[u32],
+    audit: &Audit,
+) {
+    let want = &t.node(planned).label;
+    let drive = audit
+        .drives
+        .iter()
+        .find(|d| d.bdf.as_deref() == Some(f.bdf.as_str()));
+    let got = drive.and_then(|d| d.model.as_deref()).map(str::trim);
+    if got.is_some_and(|g| g != want.trim()) {
+        e.status = DiffStatus::WrongPart;
+        e.problems.push(format!(
+            "wrong part: planned {want}, found {}",
+            got.unwrap_or_default()
+        ));
+    }
+    let node = f.numa_node.or(drive.and_then(|d| d.numa_node));
+    e.found_numa = node;
+    if let (Some(n), false) = (node, numa.is_empty())
+        && !numa.contains(&n)
+    {
+        e.status = DiffStatus::WrongSocket;
+        e.problems.push(format!(
+            "wrong socket: planned on {}, found on NUMA node {n}",
+            e.expected_socket.clone().unwrap_or_default()
+        ));
     }
 }
 

@@ -277,75 +277,10 @@ pub fn run(a: ProbeArgs, catalog: &super::plan::CatalogArgs) -> miette::Result<E
         return Err(miette!("--json and --svg - both want stdout"));
     }
     if a.list_profiles {
-        for p in PROFILES {
-            outln!(
-                "{:<14} bs {:<14} {:<10} read {:>3} %  qd {:>3}  {}",
-                p.name,
-                p.bs,
-                format!("{:?}", p.pattern).to_lowercase(),
-                p.read_pct,
-                p.qd,
-                p.description
-            );
-            let w = Workload::from_profile(p.name, &Overrides::default())
-                .map_err(|e| miette!("{e}"))?;
-            if let Some(fio) = w.fio_args(laneplan::probe::DEFAULT_WORKING_SET, None) {
-                outln!("{:<14} fio {fio}", "");
-            }
-        }
+        list_profiles()?;
         return Ok(ExitCode::SUCCESS);
     }
-    let overrides = Overrides {
-        bs: a.bs.clone(),
-        rw: a.rw.clone(),
-        read_pct: a.read_pct,
-        qd: a.qd,
-        jobs: a.jobs,
-    };
-    let mut workload =
-        Workload::from_profile(&a.profile, &overrides).map_err(|e| miette!("{e}"))?;
-    if let Some(t) = &a.trace {
-        let text = read_trace(t)?;
-        let trace = Trace::parse(&text).map_err(|e| miette!("{}: {e}", t.display()))?;
-        workload.name = format!("trace {}", t.display());
-        workload.read_pct = if trace.ops.iter().any(|o| o.write) {
-            99
-        } else {
-            100
-        };
-        workload.trace = Some(Arc::new(trace));
-        workload.source = None;
-    }
-    let mut opts = ProbeOptions::new(workload);
-    opts.bound = match (a.ios, a.runtime) {
-        (Some(n), _) => Bound::Ios(n),
-        (None, Some(r)) => Bound::Time(r),
-        (None, None) => Bound::Time(Duration::from_secs(10)),
-    };
-    if let Bound::Time(d) = opts.bound
-        && d < laneplan::probe::parse::MIN_RUNTIME
-    {
-        return Err(miette!(
-            "--runtime must be at least 1ms (the step of fio's --runtime in the equivalent command)"
-        ));
-    }
-    opts.ramp = match (a.ramp, a.ios) {
-        (Some(r), _) => r,
-        (None, Some(_)) => Duration::ZERO,
-        (None, None) => Duration::from_secs(2),
-    };
-    opts.rate = a.rate;
-    opts.working_set = a.working_set;
-    opts.size = a.size;
-    opts.engine = match a.engine {
-        EngineArg::Auto => EngineChoice::Auto,
-        EngineArg::Sync => EngineChoice::Sync,
-        EngineArg::IoUring => EngineChoice::IoUring,
-    };
-    opts.write_allowed = a.write;
-    opts.destroy_data_on = a.destroy_data_on.clone();
-    opts.together = a.together;
-    opts.curve = a.curve;
+    let opts = probe_options(&a)?;
     // Safety is always checked on the live host (the hidden roots are for tests); with
     // --mapped --sysfs-root the capture only says what to probe.
     let checker = SafetyChecker::with_roots(&a.proc_root, &a.sys_root).with_dev_root(&a.dev_root);
@@ -409,6 +344,99 @@ pub fn run(a: ProbeArgs, catalog: &super::plan::CatalogArgs) -> miette::Result<E
         laneplan::outfile::write_or_stdout(path, svg.as_bytes())
             .map_err(|e| miette!("cannot write {}: {e}", path.display()))?;
     }
+    print_report(&a, &report)?;
+    Ok(if report.interrupted {
+        interrupted_code()
+    } else if has_errors(&report.findings) {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// `--list-profiles`: each profile, and the fio arguments of the same workload.
+fn list_profiles() -> miette::Result<()> {
+    for p in PROFILES {
+        outln!(
+            "{:<14} bs {:<14} {:<10} read {:>3} %  qd {:>3}  {}",
+            p.name,
+            p.bs,
+            format!("{:?}", p.pattern).to_lowercase(),
+            p.read_pct,
+            p.qd,
+            p.description
+        );
+        let w =
+            Workload::from_profile(p.name, &Overrides::default()).map_err(|e| miette!("{e}"))?;
+        if let Some(fio) = w.fio_args(laneplan::probe::DEFAULT_WORKING_SET, None) {
+            outln!("{:<14} fio {fio}", "");
+        }
+    }
+    Ok(())
+}
+
+/// The workload and run options of the flags, validated (a trace file read and parsed).
+fn probe_options(a: &ProbeArgs) -> miette::Result<ProbeOptions> {
+    let overrides = Overrides {
+        bs: a.bs.clone(),
+        rw: a.rw.clone(),
+        read_pct: a.read_pct,
+        qd: a.qd,
+        jobs: a.jobs,
+    };
+    let mut workload =
+        Workload::from_profile(&a.profile, &overrides).map_err(|e| miette!("{e}"))?;
+    if let Some(t) = &a.trace {
+        let text = read_trace(t)?;
+        let trace = Trace::parse(&text).map_err(|e| miette!("{}: {e}", t.display()))?;
+        workload.name = format!("trace {}", t.display());
+        workload.read_pct = if trace.ops.iter().any(|o| o.write) {
+            99
+        } else {
+            100
+        };
+        workload.trace = Some(Arc::new(trace));
+        workload.source = None;
+    }
+    let mut opts = ProbeOptions::new(workload);
+    opts.bound = match (a.ios, a.runtime) {
+        (Some(n), _) => Bound::Ios(n),
+        (None, Some(r)) => Bound::Time(r),
+        (None, None) => Bound::Time(Duration::from_secs(10)),
+    };
+    if let Bound::Time(d) = opts.bound
+        && d < laneplan::probe::parse::MIN_RUNTIME
+    {
+        return Err(miette!(
+            "--runtime must be at least 1ms (the step of fio's --runtime in the equivalent command)"
+        ));
+    }
+    opts.ramp = match (a.ramp, a.ios) {
+        (Some(r), _) => r,
+        (None, Some(_)) => Duration::ZERO,
+        (None, None) => Duration::from_secs(2),
+    };
+    opts.rate = a.rate;
+    opts.working_set = a.working_set;
+    opts.size = a.size;
+    opts.engine = match a.engine {
+        EngineArg::Auto => EngineChoice::Auto,
+        EngineArg::Sync => EngineChoice::Sync,
+        EngineArg::IoUring => EngineChoice::IoUring,
+    };
+    opts.write_allowed = a.write;
+    opts.destroy_data_on = a.destroy_data_on.clone();
+    opts.together = a.together;
+    opts.curve = a.curve;
+    Ok(opts)
+}
+
+/// The report on stdout as asked: nothing but the findings (on stderr) when stdout holds the
+/// SVG, JSON, or the text tables.
+fn print_report(
+    a: &ProbeArgs,
+    report: &laneplan::probe::results::ProbeReport,
+) -> miette::Result<()> {
     let svg_stdout = a.svg.as_deref().is_some_and(laneplan::outfile::is_stdout);
     if svg_stdout {
         // stdout holds the SVG: the findings still go to stderr.
@@ -416,7 +444,7 @@ pub fn run(a: ProbeArgs, catalog: &super::plan::CatalogArgs) -> miette::Result<E
     } else if a.json {
         outln!(
             "{}",
-            serde_json::to_string_pretty(&report).map_err(|e| miette!("{e}"))?
+            serde_json::to_string_pretty(report).map_err(|e| miette!("{e}"))?
         );
     } else {
         let w = &report.workload;
@@ -438,17 +466,11 @@ pub fn run(a: ProbeArgs, catalog: &super::plan::CatalogArgs) -> miette::Result<E
         if let Some(fio) = &w.fio {
             outln!("same workload in fio: {fio}");
         }
-        outln!("{}", render_table_in(&report, &super::term()));
+        outln!("{}", render_table_in(report, &super::term()));
         for c in &report.curves {
             outln!("{}", render_curve_table_in(c, &super::term()));
         }
         print_findings(&report.findings);
     }
-    Ok(if report.interrupted {
-        interrupted_code()
-    } else if has_errors(&report.findings) {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(())
 }

@@ -173,97 +173,8 @@ pub fn parse(text: &str, file: &str) -> (HostScan, Vec<Finding>) {
             }
             continue;
         }
-        if let Some(rest) = t.strip_prefix("NUMA node:") {
-            match rest.trim().parse::<i64>() {
-                Ok(n) if n >= 0 => f.numa_node = u32::try_from(n).ok(),
-                Ok(_) => {}
-                Err(_) => bad(
-                    &mut findings,
-                    line_no,
-                    format!("NUMA node {:?} is not a number", rest.trim()),
-                ),
-            }
-        } else if let Some(rest) = t.strip_prefix("Physical Slot:") {
-            f.slot = Some(rest.trim().to_string());
-        } else if let Some(rest) = t.strip_prefix("Kernel driver in use:") {
-            f.driver = Some(rest.trim().to_string());
-        } else if let Some(rest) = t.strip_prefix("Subsystem:") {
-            if let Some((v, d)) = last_ids(rest) {
-                f.subsystem_vendor = Some(v);
-                f.subsystem_device = Some(d);
-                let tag = format!("[{v:04x}:{d:04x}]");
-                f.subsystem_name = rest
-                    .find(&tag)
-                    .map(|i| rest[..i].trim().to_string())
-                    .filter(|n| !n.is_empty());
-            }
-        } else if let Some(rest) = t.strip_prefix("Bus:") {
-            let get = |k: &str| {
-                rest.split(',')
-                    .filter_map(|kv| kv.trim().split_once('='))
-                    .find(|(key, _)| *key == k)
-                    .and_then(|(_, v)| u8::from_str_radix(v.trim(), 16).ok())
-            };
-            match (get("secondary"), get("subordinate")) {
-                (Some(s), Some(u)) => {
-                    // Secondary 0: a bridge the firmware left unconfigured.
-                    f.bus_range = (s != 0).then_some((s, u));
-                    f.is_bridge = true;
-                }
-                _ => bad(
-                    &mut findings,
-                    line_no,
-                    format!("bridge bus numbers unreadable: {:?}", clip(t)),
-                ),
-            }
-        } else if in_express && label == "SltCap" {
-            // `SltCap: AttnBtn- ... HotPlug+ Surprise+` then `Slot #161, PowerLimit 75.000W; ...`
-            let cap = f.slot_cap.get_or_insert_with(SlotCap::default);
-            if t.contains("HotPlug+") {
-                cap.hotplug = true;
-            }
-            if let Some(i) = t.find("Slot #") {
-                let digits: String = t[i + "Slot #".len()..]
-                    .chars()
-                    .take_while(|c| c.is_ascii_digit())
-                    .take(10)
-                    .collect();
-                match digits.parse::<u32>() {
-                    Ok(n) => cap.number = Some(n),
-                    Err(_) => bad(
-                        &mut findings,
-                        line_no,
-                        format!("SltCap: slot number unreadable: {:?}", clip(t)),
-                    ),
-                }
-            }
-        } else if in_express && let Some(rest) = t.strip_prefix("LnkCap:") {
-            match parse_link(rest) {
-                Ok(l) => f.link_max = Some(l),
-                Err(m) => bad(&mut findings, line_no, format!("LnkCap: {m}")),
-            }
-        } else if in_express && let Some(rest) = t.strip_prefix("LnkSta:") {
-            link_lines += 1;
-            match parse_link(rest) {
-                Ok(l) => f.link = Some(l),
-                Err(m) => bad(&mut findings, line_no, format!("LnkSta: {m}")),
-            }
-        } else if in_express
-            && label == "DevCtl"
-            && let Some(i) = t.find("MaxPayload ")
-        {
-            let n = t[i + "MaxPayload ".len()..]
-                .split_whitespace()
-                .next()
-                .and_then(|v| v.parse::<u16>().ok());
-            match n {
-                Some(v) if crate::pcie::valid_mps(v) => f.mps = Some(v),
-                _ => bad(
-                    &mut findings,
-                    line_no,
-                    format!("DevCtl MaxPayload unreadable: {:?}", clip(t)),
-                ),
-            }
+        if let Some(msg) = detail(f, t, &label, in_express, &mut link_lines) {
+            bad(&mut findings, line_no, msg);
         }
     }
     if let Some(f) = cur.take() {
@@ -289,6 +200,95 @@ pub fn parse(text: &str, file: &str) -> (HostScan, Vec<Finding>) {
         );
     }
     (scan, findings)
+}
+
+/// One indented line of the function `f`'s block: `label` is the line's label (or the last
+/// one's, for a continuation), `in_express` whether it is inside the PCI Express capability.
+/// An unreadable value is the message of an LP0312 finding (the line is skipped).
+fn detail(
+    f: &mut PciFunction,
+    t: &str,
+    label: &str,
+    in_express: bool,
+    link_lines: &mut usize,
+) -> Option<String> {
+    if let Some(rest) = t.strip_prefix("NUMA node:") {
+        match rest.trim().parse::<i64>() {
+            Ok(n) if n >= 0 => f.numa_node = u32::try_from(n).ok(),
+            Ok(_) => {}
+            Err(_) => return Some(format!("NUMA node {:?} is not a number", rest.trim())),
+        }
+    } else if let Some(rest) = t.strip_prefix("Physical Slot:") {
+        f.slot = Some(rest.trim().to_string());
+    } else if let Some(rest) = t.strip_prefix("Kernel driver in use:") {
+        f.driver = Some(rest.trim().to_string());
+    } else if let Some(rest) = t.strip_prefix("Subsystem:") {
+        if let Some((v, d)) = last_ids(rest) {
+            f.subsystem_vendor = Some(v);
+            f.subsystem_device = Some(d);
+            let tag = format!("[{v:04x}:{d:04x}]");
+            f.subsystem_name = rest
+                .find(&tag)
+                .map(|i| rest[..i].trim().to_string())
+                .filter(|n| !n.is_empty());
+        }
+    } else if let Some(rest) = t.strip_prefix("Bus:") {
+        let get = |k: &str| {
+            rest.split(',')
+                .filter_map(|kv| kv.trim().split_once('='))
+                .find(|(key, _)| *key == k)
+                .and_then(|(_, v)| u8::from_str_radix(v.trim(), 16).ok())
+        };
+        match (get("secondary"), get("subordinate")) {
+            (Some(s), Some(u)) => {
+                // Secondary 0: a bridge the firmware left unconfigured.
+                f.bus_range = (s != 0).then_some((s, u));
+                f.is_bridge = true;
+            }
+            _ => return Some(format!("bridge bus numbers unreadable: {:?}", clip(t))),
+        }
+    } else if in_express && label == "SltCap" {
+        // `SltCap: AttnBtn- ... HotPlug+ Surprise+` then `Slot #161, PowerLimit 75.000W; ...`
+        let cap = f.slot_cap.get_or_insert_with(SlotCap::default);
+        if t.contains("HotPlug+") {
+            cap.hotplug = true;
+        }
+        if let Some(i) = t.find("Slot #") {
+            let digits: String = t[i + "Slot #".len()..]
+                .chars()
+                .take_while(|c| c.is_ascii_digit())
+                .take(10)
+                .collect();
+            match digits.parse::<u32>() {
+                Ok(n) => cap.number = Some(n),
+                Err(_) => return Some(format!("SltCap: slot number unreadable: {:?}", clip(t))),
+            }
+        }
+    } else if in_express && let Some(rest) = t.strip_prefix("LnkCap:") {
+        match parse_link(rest) {
+            Ok(l) => f.link_max = Some(l),
+            Err(m) => return Some(format!("LnkCap: {m}")),
+        }
+    } else if in_express && let Some(rest) = t.strip_prefix("LnkSta:") {
+        *link_lines += 1;
+        match parse_link(rest) {
+            Ok(l) => f.link = Some(l),
+            Err(m) => return Some(format!("LnkSta: {m}")),
+        }
+    } else if in_express
+        && label == "DevCtl"
+        && let Some(i) = t.find("MaxPayload ")
+    {
+        let n = t[i + "MaxPayload ".len()..]
+            .split_whitespace()
+            .next()
+            .and_then(|v| v.parse::<u16>().ok());
+        match n {
+            Some(v) if crate::pcie::valid_mps(v) => f.mps = Some(v),
+            _ => return Some(format!("DevCtl MaxPayload unreadable: {:?}", clip(t))),
+        }
+    }
+    None
 }
 
 fn clip(s: &str) -> String {

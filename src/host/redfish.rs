@@ -108,128 +108,170 @@ pub fn read_with(dir: &Path, limits: Limits) -> Result<RedfishHost, InputError> 
         .ok_or_else(|| unlocated(dir, "the service root index.json cannot be read".into()))?;
     let mut host = RedfishHost::default();
     let mut ch = Chassis::default();
-    let mut storage_of: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    let mut drive_ids: Vec<String> = Vec::new();
-    let mut device_ids: Vec<String> = Vec::new();
-
+    let mut links = Links::default();
     // Systems: processors, memory, storage (and the older system-level PCIeDevices).
     for sys in r.members(&root, "/Systems", 1)? {
-        if host.facts.product.is_none() {
-            host.facts.product = str_at(&sys, "/Model")?;
-        }
-        if host.facts.vendor.is_none() {
-            host.facts.vendor = str_at(&sys, "/Manufacturer")?;
-        }
-        let mut sockets = BTreeSet::new();
-        for p in r.members(&sys, "/Processors", 3)? {
-            let kind = str_at(&p, "/ProcessorType")?;
-            if kind.as_deref().is_some_and(|k| k != "CPU") {
-                continue;
-            }
-            let cpu = ChassisCpu {
-                id: id_of(&p)?,
-                socket: str_at(&p, "/Socket")?,
-                model: str_at(&p, "/Model")?,
-                cores: u64_at(&p, "/TotalCores")?.and_then(|n| u32::try_from(n).ok()),
-            };
-            sockets.insert(cpu.socket.clone().unwrap_or_else(|| cpu.id.clone()));
-            ch.cpus.push(cpu);
-        }
-        if !sockets.is_empty() {
-            host.facts.sockets = u32::try_from(sockets.len()).ok();
-        } else if let Some(n) = u64_at(&sys, "/ProcessorSummary/Count")? {
-            host.facts.sockets = u32::try_from(n).ok();
-        }
-        host.facts.cpu_model = ch
-            .cpus
-            .iter()
-            .find_map(|c| c.model.clone())
-            .or(str_at(&sys, "/ProcessorSummary/Model")?);
-        let mut mib = None;
-        for m in r.members(&sys, "/Memory", 3)? {
-            if let Some(c) = u64_at(&m, "/CapacityMiB")?
-                && c > 0
-            {
-                mib = Some(mib.unwrap_or(0) + c);
-                ch.dimms += 1;
-            }
-        }
-        ch.memory_mib = mib;
-        for st in r.members(&sys, "/Storage", 3)? {
-            let sid = id_of(&st)?;
-            for d in links_at(&st.v, "/Drives") {
-                storage_of.entry(d.clone()).or_default().push(sid.clone());
-                push_new(&mut drive_ids, d);
-            }
-        }
-        for d in links_at(&sys.v, "/PCIeDevices") {
-            push_new(&mut device_ids, d);
-        }
+        read_system(&mut r, &sys, &mut host, &mut ch, &mut links)?;
     }
-
     // Chassis: slots, devices, drives.
     for c in r.members(&root, "/Chassis", 1)? {
-        let cid = id_of(&c)?;
-        if let Some(u) = link_at(&c.v, "/PCIeSlots")
-            && let Some(slots) = r.get(&u, 3)?
-        {
-            let Some(list) = slots.v.get("Slots") else {
-                continue;
-            };
-            let Some(list) = list.as_array() else {
-                return Err(type_error(&slots, "/Slots", "an array", list));
-            };
-            for i in 0..list.len() {
-                let p = |s: &str| format!("/Slots/{i}{s}");
-                let devices = links_at(&slots.v, &p("/Links/PCIeDevice"));
-                for d in &devices {
-                    push_new(&mut device_ids, d.clone());
-                }
-                ch.slots.push(ChassisSlot {
-                    chassis: cid.clone(),
-                    label: str_at(&slots, &p("/Location/PartLocation/ServiceLabel"))?,
-                    ordinal: u64_at(&slots, &p("/Location/PartLocation/LocationOrdinalValue"))?
-                        .and_then(|n| u32::try_from(n).ok()),
-                    slot_type: str_at(&slots, &p("/SlotType"))?,
-                    generation: gen_at(&slots, &p("/PCIeType"))?,
-                    lanes: u64_at(&slots, &p("/Lanes"))?.and_then(|n| u8::try_from(n).ok()),
-                    state: str_at(&slots, &p("/Status/State"))?,
-                    cpu: dell_cpu(&slots, &p(""))?,
-                    devices,
-                });
-            }
-        }
-        if let Some(u) = link_at(&c.v, "/PCIeDevices")
-            && let Some(col) = r.get(&u, 3)?
-        {
-            for d in links_at(&col.v, "/Members") {
-                push_new(&mut device_ids, d);
-            }
-        }
-        for d in links_at(&c.v, "/Links/Drives") {
-            push_new(&mut drive_ids, d);
-        }
-        if let Some(u) = link_at(&c.v, "/Drives")
-            && let Some(col) = r.get(&u, 3)?
-        {
-            for d in links_at(&col.v, "/Members") {
-                push_new(&mut drive_ids, d);
-            }
-        }
+        read_chassis(&mut r, &c, &mut ch, &mut links)?;
     }
-
-    for uri in &device_ids {
+    for uri in &links.devices {
         let Some(d) = r.get(uri, 4)? else { continue };
         ch.devices.push(device(&mut r, &d, uri, &ch.slots)?);
     }
-    for uri in &drive_ids {
+    for uri in &links.drives {
         let Some(d) = r.get(uri, 5)? else { continue };
         let mut drive = drive(&d, uri)?;
-        drive.storage = storage_of.remove(uri).unwrap_or_default();
+        drive.storage = links.storage_of.remove(uri).unwrap_or_default();
         ch.drives.push(drive);
     }
-
     let mut findings = super::chassis::judge(&mut ch);
+    findings.extend(tree_findings(&r, dir, &ch));
+    host.chassis = ch;
+    host.findings = findings;
+    host.resources = r.docs.values().filter(|d| d.is_some()).count();
+    Ok(host)
+}
+
+/// The devices and drives the systems and chassis link to, in the order first seen, and the
+/// storage services each drive is listed under.
+#[derive(Default)]
+struct Links {
+    storage_of: BTreeMap<String, Vec<String>>,
+    drives: Vec<String>,
+    devices: Vec<String>,
+}
+
+/// One system: product and vendor (the first system's), CPUs and sockets, memory, the
+/// drives of its storage services and its system-level PCIe devices.
+fn read_system(
+    r: &mut Reader,
+    sys: &Doc,
+    host: &mut RedfishHost,
+    ch: &mut Chassis,
+    links: &mut Links,
+) -> Result<(), InputError> {
+    if host.facts.product.is_none() {
+        host.facts.product = str_at(sys, "/Model")?;
+    }
+    if host.facts.vendor.is_none() {
+        host.facts.vendor = str_at(sys, "/Manufacturer")?;
+    }
+    let mut sockets = BTreeSet::new();
+    for p in r.members(sys, "/Processors", 3)? {
+        let kind = str_at(&p, "/ProcessorType")?;
+        if kind.as_deref().is_some_and(|k| k != "CPU") {
+            continue;
+        }
+        let cpu = ChassisCpu {
+            id: id_of(&p)?,
+            socket: str_at(&p, "/Socket")?,
+            model: str_at(&p, "/Model")?,
+            cores: u64_at(&p, "/TotalCores")?.and_then(|n| u32::try_from(n).ok()),
+        };
+        sockets.insert(cpu.socket.clone().unwrap_or_else(|| cpu.id.clone()));
+        ch.cpus.push(cpu);
+    }
+    if !sockets.is_empty() {
+        host.facts.sockets = u32::try_from(sockets.len()).ok();
+    } else if let Some(n) = u64_at(sys, "/ProcessorSummary/Count")? {
+        host.facts.sockets = u32::try_from(n).ok();
+    }
+    host.facts.cpu_model = ch
+        .cpus
+        .iter()
+        .find_map(|c| c.model.clone())
+        .or(str_at(sys, "/ProcessorSummary/Model")?);
+    let mut mib = None;
+    for m in r.members(sys, "/Memory", 3)? {
+        if let Some(c) = u64_at(&m, "/CapacityMiB")?
+            && c > 0
+        {
+            mib = Some(mib.unwrap_or(0) + c);
+            ch.dimms += 1;
+        }
+    }
+    ch.memory_mib = mib;
+    for st in r.members(sys, "/Storage", 3)? {
+        let sid = id_of(&st)?;
+        for d in links_at(&st.v, "/Drives") {
+            links
+                .storage_of
+                .entry(d.clone())
+                .or_default()
+                .push(sid.clone());
+            push_new(&mut links.drives, d);
+        }
+    }
+    for d in links_at(&sys.v, "/PCIeDevices") {
+        push_new(&mut links.devices, d);
+    }
+    Ok(())
+}
+
+/// One chassis: its PCIe slots (with the devices they link), devices and drives.
+fn read_chassis(
+    r: &mut Reader,
+    c: &Doc,
+    ch: &mut Chassis,
+    links: &mut Links,
+) -> Result<(), InputError> {
+    let cid = id_of(c)?;
+    if let Some(u) = link_at(&c.v, "/PCIeSlots")
+        && let Some(slots) = r.get(&u, 3)?
+    {
+        let Some(list) = slots.v.get("Slots") else {
+            return Ok(());
+        };
+        let Some(list) = list.as_array() else {
+            return Err(type_error(&slots, "/Slots", "an array", list));
+        };
+        for i in 0..list.len() {
+            let p = |s: &str| format!("/Slots/{i}{s}");
+            let devices = links_at(&slots.v, &p("/Links/PCIeDevice"));
+            for d in &devices {
+                push_new(&mut links.devices, d.clone());
+            }
+            ch.slots.push(ChassisSlot {
+                chassis: cid.clone(),
+                label: str_at(&slots, &p("/Location/PartLocation/ServiceLabel"))?,
+                ordinal: u64_at(&slots, &p("/Location/PartLocation/LocationOrdinalValue"))?
+                    .and_then(|n| u32::try_from(n).ok()),
+                slot_type: str_at(&slots, &p("/SlotType"))?,
+                generation: gen_at(&slots, &p("/PCIeType"))?,
+                lanes: u64_at(&slots, &p("/Lanes"))?.and_then(|n| u8::try_from(n).ok()),
+                state: str_at(&slots, &p("/Status/State"))?,
+                cpu: dell_cpu(&slots, &p(""))?,
+                devices,
+            });
+        }
+    }
+    if let Some(u) = link_at(&c.v, "/PCIeDevices")
+        && let Some(col) = r.get(&u, 3)?
+    {
+        for d in links_at(&col.v, "/Members") {
+            push_new(&mut links.devices, d);
+        }
+    }
+    for d in links_at(&c.v, "/Links/Drives") {
+        push_new(&mut links.drives, d);
+    }
+    if let Some(u) = link_at(&c.v, "/Drives")
+        && let Some(col) = r.get(&u, 3)?
+    {
+        for d in links_at(&col.v, "/Members") {
+            push_new(&mut links.drives, d);
+        }
+    }
+    Ok(())
+}
+
+/// What the tree itself lacks: PCI addresses for every device (LP0344), links that point
+/// outside it or to resources it does not hold.
+fn tree_findings(r: &Reader, dir: &Path, ch: &Chassis) -> Vec<Finding> {
+    let mut findings = Vec::new();
     if !ch.devices.is_empty() && ch.devices.iter().all(|d| d.bdf.is_none()) {
         findings.push(
             Finding::of(
@@ -267,10 +309,7 @@ pub fn read_with(dir: &Path, limits: Limits) -> Result<RedfishHost, InputError> 
             .at_node(dir.display().to_string()),
         );
     }
-    host.chassis = ch;
-    host.findings = findings;
-    host.resources = r.docs.values().filter(|d| d.is_some()).count();
-    Ok(host)
+    findings
 }
 
 fn push_new(v: &mut Vec<String>, s: String) {

@@ -226,6 +226,53 @@ impl Reader<'_> {
 
     fn attributes(&mut self, f: &mut PciFunction, dir: &str) {
         let id = f.bdf().to_string();
+        let (have_config, config) = self.config(f, dir, &id);
+        self.ids_and_class(f, dir, &id);
+        if f.revision.is_none()
+            && let Some(s) = self.opt(&id, dir, "revision")
+        {
+            f.revision = parse_hex_u16(&s).and_then(|v| u8::try_from(v).ok());
+        }
+        self.driver_and_net(f, dir, &id);
+        if let Some(s) = self.opt(&id, dir, "numa_node") {
+            match s.trim().parse::<i64>() {
+                Ok(n) if n >= 0 => f.numa_node = u32::try_from(n).ok(),
+                Ok(_) => {}
+                Err(_) => self.odd(
+                    Some(id.clone()),
+                    &join(dir, "numa_node"),
+                    format!("{id}: numa_node is {s:?}"),
+                ),
+            }
+        }
+        f.local_cpulist = self.opt(&id, dir, "local_cpulist");
+        // The kernel's link attributes win; config space stays where they are garbage.
+        if let Some(l) = self.link(&id, dir, "current_link_speed", "current_link_width") {
+            f.link = Some(l);
+        }
+        if let Some(l) = self.link(&id, dir, "max_link_speed", "max_link_width") {
+            f.link_max = Some(l);
+        }
+        // Bus numbers: the attributes for bridges (the kernel's view); endpoints have none.
+        if !have_config || f.is_bridge {
+            self.bus_numbers(f, dir, &id);
+        }
+        // Without a full config space read first, it fills in what the attributes lacked.
+        if let Some(cfg) = config {
+            apply_config(f, &cfg);
+        }
+        if f.class.is_some_and(|c| c >> 8 == 0x0604) {
+            f.is_bridge = true;
+        }
+        f.aer = self.aer(dir, &id);
+        self.view = None;
+    }
+
+    /// Reads the function's config space (the standard 256 bytes) into `f`, and opens the
+    /// directory view the other attributes are read through. Whether it gave the header
+    /// (64 bytes or more, not recording), else the short read to apply after the attributes.
+    fn config(&mut self, f: &mut PciFunction, dir: &str, id: &str) -> (bool, Option<Vec<u8>>) {
+        let id = id.to_string();
         let mut config: Option<Vec<u8>> = None;
         // Config space first: one read gives the ids, class, revision, header type, bus
         // numbers and the Express capability (as lspci reads it). The attribute files are
@@ -254,6 +301,13 @@ impl Reader<'_> {
             Err(e) if e.is_missing() => {}
             Err(e) => self.problem(Some(id.clone()), &e, "cannot read config space"),
         }
+        (have_config, config)
+    }
+
+    /// Vendor, device, subsystem ids and class from their attribute files, where config
+    /// space did not give them; the essential ones missing are one LP0301 finding.
+    fn ids_and_class(&mut self, f: &mut PciFunction, dir: &str, id: &str) {
+        let id = id.to_string();
         let mut missing = Vec::new();
         for (name, slot) in [
             ("vendor", &mut f.vendor),
@@ -312,11 +366,11 @@ impl Reader<'_> {
                 }),
             );
         }
-        if f.revision.is_none()
-            && let Some(s) = self.opt(&id, dir, "revision")
-        {
-            f.revision = parse_hex_u16(&s).and_then(|v| u8::try_from(v).ok());
-        }
+    }
+
+    /// The bound driver and the network interfaces (`net/eth0`) of the function.
+    fn driver_and_net(&mut self, f: &mut PciFunction, dir: &str, id: &str) {
+        let id = id.to_string();
         let driver = match &self.view {
             Some(v) => self.fs.read_link_in(v, "driver"),
             None => self.fs.read_link(&join(dir, "driver")),
@@ -341,56 +395,35 @@ impl Reader<'_> {
                 Err(e) => self.problem(Some(id.clone()), &e, "cannot list its net/ directory"),
             }
         }
-        if let Some(s) = self.opt(&id, dir, "numa_node") {
-            match s.trim().parse::<i64>() {
-                Ok(n) if n >= 0 => f.numa_node = u32::try_from(n).ok(),
-                Ok(_) => {}
-                Err(_) => self.odd(
-                    Some(id.clone()),
-                    &join(dir, "numa_node"),
-                    format!("{id}: numa_node is {s:?}"),
+    }
+
+    /// A bridge's secondary and subordinate bus numbers from their attributes.
+    fn bus_numbers(&mut self, f: &mut PciFunction, dir: &str, id: &str) {
+        let sec = self.opt(id, dir, "secondary_bus_number");
+        let sub = self.opt(id, dir, "subordinate_bus_number");
+        if let (Some(a), Some(b)) = (sec, sub) {
+            match (a.trim().parse::<u8>(), b.trim().parse::<u8>()) {
+                // Secondary 0: a bridge the firmware left unconfigured.
+                (Ok(0), Ok(_)) => f.is_bridge = true,
+                (Ok(a), Ok(b)) => f.bus_range = Some((a, b)),
+                _ => self.odd(
+                    Some(id.to_string()),
+                    &join(dir, "secondary_bus_number"),
+                    format!("{id}: bus numbers {a:?}/{b:?} are not numbers"),
                 ),
             }
         }
-        f.local_cpulist = self.opt(&id, dir, "local_cpulist");
-        // The kernel's link attributes win; config space stays where they are garbage.
-        if let Some(l) = self.link(&id, dir, "current_link_speed", "current_link_width") {
-            f.link = Some(l);
-        }
-        if let Some(l) = self.link(&id, dir, "max_link_speed", "max_link_width") {
-            f.link_max = Some(l);
-        }
-        // Bus numbers: the attributes for bridges (the kernel's view); endpoints have none.
-        if !have_config || f.is_bridge {
-            let sec = self.opt(&id, dir, "secondary_bus_number");
-            let sub = self.opt(&id, dir, "subordinate_bus_number");
-            if let (Some(a), Some(b)) = (sec, sub) {
-                match (a.trim().parse::<u8>(), b.trim().parse::<u8>()) {
-                    // Secondary 0: a bridge the firmware left unconfigured.
-                    (Ok(0), Ok(_)) => f.is_bridge = true,
-                    (Ok(a), Ok(b)) => f.bus_range = Some((a, b)),
-                    _ => self.odd(
-                        Some(id.clone()),
-                        &join(dir, "secondary_bus_number"),
-                        format!("{id}: bus numbers {a:?}/{b:?} are not numbers"),
-                    ),
-                }
-            }
-        }
-        // Without a full config space read first, it fills in what the attributes lacked.
-        if let Some(cfg) = config {
-            apply_config(f, &cfg);
-        }
-        if f.class.is_some_and(|c| c >> 8 == 0x0604) {
-            f.is_bridge = true;
-        }
+    }
+
+    /// The AER counters (correctable, non-fatal, fatal) with their per-error details.
+    fn aer(&mut self, dir: &str, id: &str) -> Option<Aer> {
         let mut aer: Option<Aer> = None;
         for (file, which) in [
             ("aer_dev_correctable", 0),
             ("aer_dev_nonfatal", 1),
             ("aer_dev_fatal", 2),
         ] {
-            let Some(text) = self.opt(&id, dir, file) else {
+            let Some(text) = self.opt(id, dir, file) else {
                 continue;
             };
             match parse_aer(&text) {
@@ -404,14 +437,13 @@ impl Reader<'_> {
                     a.details.extend(details);
                 }
                 Err(m) => self.odd(
-                    Some(id.clone()),
+                    Some(id.to_string()),
                     &join(dir, file),
                     format!("{id}: {file}: {m}"),
                 ),
             }
         }
-        f.aer = aer;
-        self.view = None;
+        aer
     }
 
     fn link(&mut self, id: &str, dir: &str, speed: &str, width: &str) -> Option<LinkState> {
@@ -528,12 +560,46 @@ impl Reader<'_> {
         mounts: &[(String, String, String)],
         functions: &[PciFunction],
     ) -> (Vec<NvmeController>, Vec<NvmeSubsystem>, Vec<BlockDev>) {
-        let mut ctrls: BTreeMap<String, NvmeController> = BTreeMap::new();
-        // Block devices to read: name -> directory.
-        let mut block_dirs: BTreeMap<String, String> = BTreeMap::new();
-        // Multipath paths: path name -> (controller, dir).
-        let mut paths: BTreeMap<String, (String, String)> = BTreeMap::new();
+        let mut scan = NvmeScan::default();
+        self.nvme_controllers(&mut scan);
+        let subsystems = self.nvme_subsystems(&mut scan);
+        self.class_blocks(&mut scan, known);
+        let dirs = std::mem::take(&mut scan.block_dirs);
+        let mut blocks = Vec::new();
+        for (name, dir) in &dirs {
+            blocks.push(self.block_dev(&mut scan, name, dir, functions));
+        }
+        let NvmeScan {
+            mut ctrls,
+            partitions,
+            ..
+        } = scan;
+        for (part, disk) in &partitions {
+            if let Some(b) = blocks.iter_mut().find(|b| &b.name == disk)
+                && !b.partitions.contains(part)
+            {
+                b.partitions.push(part.clone());
+            }
+        }
+        for b in blocks.iter_mut() {
+            b.partitions.sort();
+            for (dev, mp, _) in mounts {
+                let Some(d) = dev.strip_prefix("/dev/") else {
+                    continue;
+                };
+                if d == b.name || b.partitions.iter().any(|p| p == d) {
+                    b.mounts.push(mp.clone());
+                }
+            }
+        }
+        for c in ctrls.values_mut() {
+            c.namespaces.sort();
+        }
+        (ctrls.into_values().collect(), subsystems, blocks)
+    }
 
+    /// The controllers /sys/class/nvme lists, with their namespaces and multipath paths.
+    fn nvme_controllers(&mut self, scan: &mut NvmeScan) {
         let names = match self.fs.list("sys/class/nvme") {
             Ok(n) => n,
             Err(e) if e.is_missing() => Vec::new(),
@@ -572,15 +638,18 @@ impl Reader<'_> {
                 .and_then(|v| u32::try_from(v).ok());
             for e in self.fs.list(&canon).unwrap_or_default() {
                 if nvme_path(&e).is_some() {
-                    paths.insert(e.clone(), (n.clone(), join(&canon, &e)));
+                    scan.paths.insert(e.clone(), (n.clone(), join(&canon, &e)));
                 } else if nvme_ns(&e).is_some() {
-                    block_dirs.insert(e.clone(), join(&canon, &e));
+                    scan.block_dirs.insert(e.clone(), join(&canon, &e));
                     c.namespaces.push(e);
                 }
             }
-            ctrls.insert(n, c);
+            scan.ctrls.insert(n, c);
         }
+    }
 
+    /// The subsystems /sys/class/nvme-subsystem lists; each names its controllers' subsystem.
+    fn nvme_subsystems(&mut self, scan: &mut NvmeScan) -> Vec<NvmeSubsystem> {
         let mut subsystems = Vec::new();
         let names = match self.fs.list("sys/class/nvme-subsystem") {
             Ok(n) => n,
@@ -609,28 +678,32 @@ impl Reader<'_> {
             };
             for e in self.fs.list(&canon).unwrap_or_default() {
                 if is_nvme_ctrl(&e) {
-                    if let Some(c) = ctrls.get_mut(&e) {
+                    if let Some(c) = scan.ctrls.get_mut(&e) {
                         c.subsystem = Some(n.clone());
                     }
                     s.controllers.push(e);
                 } else if nvme_ns(&e).is_some() {
-                    block_dirs.insert(e.clone(), join(&canon, &e));
+                    scan.block_dirs.insert(e.clone(), join(&canon, &e));
                     s.namespaces.push(e);
                 }
             }
             subsystems.push(s);
         }
 
-        // Block devices the class lists (older kernels put NVMe namespaces under the PCI
-        // function, with no /sys/class/nvme at all).
+        subsystems
+    }
+
+    /// Block devices the class lists (older kernels put NVMe namespaces under the PCI
+    /// function, with no /sys/class/nvme at all): disks on the PCI functions `known` or on
+    /// NVMe subsystems, partitions by their disk.
+    fn class_blocks(&mut self, scan: &mut NvmeScan, known: &BTreeSet<Bdf>) {
         let class_dir = if self.fs.is_dir("sys/class/block") {
             "sys/class/block"
         } else {
             "sys/block"
         };
-        let mut partitions: BTreeMap<String, String> = BTreeMap::new();
         for n in self.fs.list(class_dir).unwrap_or_default() {
-            if block_dirs.contains_key(&n) {
+            if scan.block_dirs.contains_key(&n) {
                 continue;
             }
             let p = join(class_dir, &n);
@@ -661,122 +734,108 @@ impl Reader<'_> {
             if self.fs.exists(&join(&canon, "partition")) {
                 let parent = crate::host::fs::split(&canon).0;
                 let disk = crate::host::fs::split(parent).1.to_string();
-                partitions.insert(n, disk);
+                scan.partitions.insert(n, disk);
             } else {
-                block_dirs.insert(n, canon);
+                scan.block_dirs.insert(n, canon);
             }
         }
+    }
 
-        let mut blocks = Vec::new();
-        for (name, dir) in &block_dirs {
-            let canon = self.fs.canonical(dir).unwrap_or_else(|_| dir.clone());
-            let mut b = BlockDev {
-                name: name.clone(),
-                ..Default::default()
-            };
-            if let Some(s) = self.opt(name, &canon, "size") {
-                match s.trim().parse::<u64>() {
-                    Ok(v) => b.size_sectors = Some(v),
-                    Err(_) => self.odd(
-                        Some(name.clone()),
-                        &join(&canon, "size"),
-                        format!("{name}: size is {s:?}"),
-                    ),
-                }
+    /// One block device: size, block size, holders, partitions, and its controllers (the one
+    /// in its path, the multipath paths to it, or on old kernels the PCI function above it).
+    fn block_dev(
+        &mut self,
+        scan: &mut NvmeScan,
+        name: &String,
+        dir: &str,
+        functions: &[PciFunction],
+    ) -> BlockDev {
+        let canon = self.fs.canonical(dir).unwrap_or_else(|_| dir.to_string());
+        let mut b = BlockDev {
+            name: name.clone(),
+            ..Default::default()
+        };
+        if let Some(s) = self.opt(name, &canon, "size") {
+            match s.trim().parse::<u64>() {
+                Ok(v) => b.size_sectors = Some(v),
+                Err(_) => self.odd(
+                    Some(name.clone()),
+                    &join(&canon, "size"),
+                    format!("{name}: size is {s:?}"),
+                ),
             }
-            if let Some(s) = self.opt(name, &canon, "queue/logical_block_size") {
-                match s.trim().parse::<u32>() {
-                    Ok(v) => b.logical_block_size = Some(v),
-                    Err(_) => self.odd(
-                        Some(name.clone()),
-                        &join(&canon, "queue/logical_block_size"),
-                        format!("{name}: logical_block_size is {s:?}"),
-                    ),
-                }
+        }
+        if let Some(s) = self.opt(name, &canon, "queue/logical_block_size") {
+            match s.trim().parse::<u32>() {
+                Ok(v) => b.logical_block_size = Some(v),
+                Err(_) => self.odd(
+                    Some(name.clone()),
+                    &join(&canon, "queue/logical_block_size"),
+                    format!("{name}: logical_block_size is {s:?}"),
+                ),
             }
-            b.holders = self.fs.list(&join(&canon, "holders")).unwrap_or_default();
-            for e in self.fs.list(&canon).unwrap_or_default() {
-                if e.starts_with(name.as_str())
-                    && e != *name
-                    && self.fs.exists(&join(&canon, &join(&e, "partition")))
+        }
+        b.holders = self.fs.list(&join(&canon, "holders")).unwrap_or_default();
+        for e in self.fs.list(&canon).unwrap_or_default() {
+            if e.starts_with(name.as_str())
+                && e != *name
+                && self.fs.exists(&join(&canon, &join(&e, "partition")))
+            {
+                scan.partitions.insert(e, name.clone());
+            }
+        }
+        // Controllers: the one in its path, or the multipath paths to it.
+        if let Some(c) = canon.split('/').rev().find(|c| is_nvme_ctrl(c)) {
+            b.controllers.push(c.to_string());
+        }
+        if let Some((a, z)) = nvme_ns(name) {
+            for (pname, (ctrl, pdir)) in &scan.paths {
+                if let Some((pa, _, pz)) = nvme_path(pname)
+                    && pa == a
+                    && pz == z
                 {
-                    partitions.insert(e, name.clone());
-                }
-            }
-            // Controllers: the one in its path, or the multipath paths to it.
-            if let Some(c) = canon.split('/').rev().find(|c| is_nvme_ctrl(c)) {
-                b.controllers.push(c.to_string());
-            }
-            if let Some((a, z)) = nvme_ns(name) {
-                for (pname, (ctrl, pdir)) in &paths {
-                    if let Some((pa, _, pz)) = nvme_path(pname)
-                        && pa == a
-                        && pz == z
+                    let numa = self.opt(pname, pdir, "numa_nodes");
+                    b.paths.push(NsPath {
+                        name: pname.clone(),
+                        controller: ctrl.clone(),
+                        numa_nodes: numa,
+                    });
+                    if !b.controllers.contains(ctrl) {
+                        b.controllers.push(ctrl.clone());
+                    }
+                    if let Some(c) = scan.ctrls.get_mut(ctrl)
+                        && !c.namespaces.contains(name)
                     {
-                        let numa = self.opt(pname, pdir, "numa_nodes");
-                        b.paths.push(NsPath {
-                            name: pname.clone(),
-                            controller: ctrl.clone(),
-                            numa_nodes: numa,
-                        });
-                        if !b.controllers.contains(ctrl) {
-                            b.controllers.push(ctrl.clone());
-                        }
-                        if let Some(c) = ctrls.get_mut(ctrl)
-                            && !c.namespaces.contains(name)
-                        {
-                            c.namespaces.push(name.clone());
-                        }
+                        c.namespaces.push(name.clone());
                     }
                 }
             }
-            // Old kernels: a namespace directly below its PCI function.
-            if b.controllers.is_empty()
-                && let Some(bdf) = bdfs_in_path(&canon).last()
-                && let Some((a, _)) = nvme_ns(name)
-            {
-                let cname = format!("nvme{a}");
-                let c = ctrls
-                    .entry(cname.clone())
-                    .or_insert_with(|| NvmeController {
-                        name: cname.clone(),
-                        pci: Some(*bdf),
-                        transport: Some("pcie".into()),
-                        numa_node: functions
-                            .iter()
-                            .find(|f| f.bdf == Some(*bdf))
-                            .and_then(|f| f.numa_node),
-                        ..Default::default()
-                    });
-                if !c.namespaces.contains(name) {
-                    c.namespaces.push(name.clone());
-                }
-                b.controllers.push(cname);
+        }
+        // Old kernels: a namespace directly below its PCI function.
+        if b.controllers.is_empty()
+            && let Some(bdf) = bdfs_in_path(&canon).last()
+            && let Some((a, _)) = nvme_ns(name)
+        {
+            let cname = format!("nvme{a}");
+            let c = scan
+                .ctrls
+                .entry(cname.clone())
+                .or_insert_with(|| NvmeController {
+                    name: cname.clone(),
+                    pci: Some(*bdf),
+                    transport: Some("pcie".into()),
+                    numa_node: functions
+                        .iter()
+                        .find(|f| f.bdf == Some(*bdf))
+                        .and_then(|f| f.numa_node),
+                    ..Default::default()
+                });
+            if !c.namespaces.contains(name) {
+                c.namespaces.push(name.clone());
             }
-            blocks.push(b);
+            b.controllers.push(cname);
         }
-        for (part, disk) in &partitions {
-            if let Some(b) = blocks.iter_mut().find(|b| &b.name == disk)
-                && !b.partitions.contains(part)
-            {
-                b.partitions.push(part.clone());
-            }
-        }
-        for b in blocks.iter_mut() {
-            b.partitions.sort();
-            for (dev, mp, _) in mounts {
-                let Some(d) = dev.strip_prefix("/dev/") else {
-                    continue;
-                };
-                if d == b.name || b.partitions.iter().any(|p| p == d) {
-                    b.mounts.push(mp.clone());
-                }
-            }
-        }
-        for c in ctrls.values_mut() {
-            c.namespaces.sort();
-        }
-        (ctrls.into_values().collect(), subsystems, blocks)
+        b
     }
 }
 
@@ -884,6 +943,18 @@ pub fn apply_config(f: &mut PciFunction, cfg: &[u8]) {
         }
         ptr = usize::from(next & 0xfc);
     }
+}
+
+/// What the NVMe and block scan collects before the block devices are read.
+#[derive(Default)]
+struct NvmeScan {
+    ctrls: BTreeMap<String, NvmeController>,
+    /// Block devices to read: name -> directory.
+    block_dirs: BTreeMap<String, String>,
+    /// Multipath paths: path name -> (controller, dir).
+    paths: BTreeMap<String, (String, String)>,
+    /// Partition -> its disk.
+    partitions: BTreeMap<String, String>,
 }
 
 #[cfg(test)]

@@ -59,6 +59,162 @@ pub struct LiveTree {
     pub index: HashMap<Bdf, usize>,
 }
 
+/// The functions of `scan` with an address, each once (a second copy is LP0310 and dropped).
+fn unique_functions(scan: &HostScan) -> (Vec<PciFunction>, Vec<Finding>) {
+    let mut findings = Vec::new();
+    let mut funcs: Vec<PciFunction> = Vec::new();
+    let mut seen = BTreeSet::new();
+    for f in &scan.functions {
+        let Some(b) = f.bdf else { continue };
+        if !seen.insert(b) {
+            findings.push(
+                Finding::of(Code::BusConflict, format!("{b} appears twice in the input"))
+                    .with_help("the second copy was ignored")
+                    .at_node(b.to_string()),
+            );
+            continue;
+        }
+        funcs.push(f.clone());
+    }
+    (funcs, findings)
+}
+
+/// Each function's parent: the sysfs path's bridge where the source has paths (with a
+/// finding where its bus range disagrees or a bridge between is hidden), else the narrowest
+/// bridge whose bus range holds the function's bus.
+fn parents(
+    scan: &HostScan,
+    funcs: &[PciFunction],
+    index: &HashMap<Bdf, usize>,
+    findings: &mut Vec<Finding>,
+) -> Vec<Option<usize>> {
+    let mut parent: Vec<Option<usize>> = vec![None; funcs.len()];
+    let narrowest = (!scan.has_parents).then(|| NarrowestBridge::new(funcs));
+    for (i, f) in funcs.iter().enumerate() {
+        let b = f.bdf();
+        let by_range = narrowest.as_ref().and_then(|nb| nb.of(b));
+        if scan.has_parents {
+            parent[i] = f.parent.and_then(|p| index.get(&p).copied());
+            if let Some(p) = parent[i]
+                && let Some((s, u)) = funcs[p].bus_range
+                && !(s..=u).contains(&b.bus)
+            {
+                findings.push(
+                    Finding::of(
+                        Code::BusConflict,
+                        format!(
+                            "{b} sits below {} in sysfs, but that bridge's buses are [{s:02x}-{u:02x}]",
+                            funcs[p].bdf()
+                        ),
+                    )
+                    .with_help("conflicting bus numbers: check the firmware's bus assignment")
+                    .at_node(b.to_string()),
+                );
+            }
+            if let Some(h) = f.hidden_ancestors.first() {
+                let shown = parent[i]
+                    .map(|p| funcs[p].bdf().to_string())
+                    .unwrap_or_else(|| "its root bus".into());
+                findings.push(
+                    Finding::of(
+                        Code::HiddenParent,
+                        format!(
+                            "{b} sits below {h} in /sys/devices, but /sys/bus/pci/devices does not list {h}; shown under {shown}"
+                        ),
+                    )
+                    .with_help("a partial capture (or a hidden bridge): its link is not checked against its real port")
+                    .at_node(b.to_string()),
+                );
+            }
+        } else {
+            parent[i] = by_range;
+        }
+    }
+    parent
+}
+
+/// Cycles cannot come from sysfs paths or ranges, but guard anyway: a function on one has no
+/// parent.
+fn break_cycles(parent: &mut [Option<usize>]) {
+    let n = parent.len();
+    for i in 0..n {
+        let mut cur = parent[i];
+        let mut steps = 0;
+        while let Some(p) = cur {
+            steps += 1;
+            if p == i || steps > n {
+                parent[i] = None;
+                break;
+            }
+            cur = parent[p];
+        }
+    }
+}
+
+/// Each function's kind, top-down: root port, switch, switch port, bridge or device, by its
+/// Express port type where it has one, else by its place in the tree.
+fn kinds(
+    funcs: &[PciFunction],
+    parent: &[Option<usize>],
+    children: &[Vec<usize>],
+    roots: &BTreeMap<(u32, u8), Vec<usize>>,
+) -> Vec<FnKind> {
+    let n = funcs.len();
+    let mut kind = vec![FnKind::Device; n];
+    let mut order: Vec<usize> = roots.values().flatten().copied().collect();
+    let mut k = 0;
+    while k < order.len() {
+        let i = order[k];
+        k += 1;
+        order.extend(children[i].iter().copied());
+        let f = &funcs[i];
+        if !(f.is_bridge || f.bus_range.is_some()) {
+            continue;
+        }
+        let has_bridge_children = children[i]
+            .iter()
+            .any(|&c| funcs[c].is_bridge || funcs[c].bus_range.is_some());
+        kind[i] = match f.port_type {
+            Some(PortType::RootPort) => FnKind::RootPort,
+            Some(PortType::Upstream) => FnKind::Switch,
+            Some(PortType::Downstream) => FnKind::SwitchPort,
+            Some(_) => FnKind::Bridge,
+            None => match parent[i].map(|p| kind[p]) {
+                None => FnKind::RootPort,
+                Some(FnKind::Switch) => FnKind::SwitchPort,
+                Some(_) if has_bridge_children => FnKind::Switch,
+                Some(_) => FnKind::Bridge,
+            },
+        };
+    }
+    kind
+}
+
+/// A function's name as `lspci -vv` prints it with its Subsystem line: `Dell HBA330 Mini`;
+/// generic subsystem names (`... Device`) add nothing.
+fn display_name(f: &PciFunction, names: &dyn PciNames) -> String {
+    let base = match &f.name {
+        Some(n) => n.clone(),
+        None => names.describe(f.vendor, f.device),
+    };
+    // As `lspci -vv` prints it on its Subsystem line: `Dell HBA330 Mini`. Generic
+    // subsystem names (`... Device`) add nothing.
+    let looked_up;
+    let sub = match f.subsystem_name.as_deref() {
+        Some(n) => Some(n),
+        None => {
+            looked_up = subsystem_name(names, f);
+            looked_up.as_deref()
+        }
+    };
+    match sub {
+        Some(sub) if !sub.ends_with(" Device") && sub != "Device" && sub != base => {
+            format!("{base} ({sub})")
+        }
+        _ => base,
+    }
+}
+
 /// PCI class code -> device class.
 pub fn device_class(class: Option<u32>) -> DeviceClass {
     match class.map(|c| c >> 8) {
@@ -73,21 +229,7 @@ pub fn device_class(class: Option<u32>) -> DeviceClass {
 
 impl LiveTree {
     pub fn build(scan: &HostScan, names: &dyn PciNames) -> (LiveTree, Vec<Finding>) {
-        let mut findings = Vec::new();
-        let mut funcs: Vec<PciFunction> = Vec::new();
-        let mut seen = BTreeSet::new();
-        for f in &scan.functions {
-            let Some(b) = f.bdf else { continue };
-            if !seen.insert(b) {
-                findings.push(
-                    Finding::of(Code::BusConflict, format!("{b} appears twice in the input"))
-                        .with_help("the second copy was ignored")
-                        .at_node(b.to_string()),
-                );
-                continue;
-            }
-            funcs.push(f.clone());
-        }
+        let (mut funcs, mut findings) = unique_functions(scan);
         funcs.sort_by_key(|f| f.bdf());
         let index: HashMap<Bdf, usize> = funcs
             .iter()
@@ -97,63 +239,8 @@ impl LiveTree {
         let n = funcs.len();
 
         findings.extend(check_ranges(&funcs));
-
-        // Parents.
-        let mut parent: Vec<Option<usize>> = vec![None; n];
-        let narrowest = (!scan.has_parents).then(|| NarrowestBridge::new(&funcs));
-        for (i, f) in funcs.iter().enumerate() {
-            let b = f.bdf();
-            let by_range = narrowest.as_ref().and_then(|nb| nb.of(b));
-            if scan.has_parents {
-                parent[i] = f.parent.and_then(|p| index.get(&p).copied());
-                if let Some(p) = parent[i]
-                    && let Some((s, u)) = funcs[p].bus_range
-                    && !(s..=u).contains(&b.bus)
-                {
-                    findings.push(
-                        Finding::of(
-                            Code::BusConflict,
-                            format!(
-                                "{b} sits below {} in sysfs, but that bridge's buses are [{s:02x}-{u:02x}]",
-                                funcs[p].bdf()
-                            ),
-                        )
-                        .with_help("conflicting bus numbers: check the firmware's bus assignment")
-                        .at_node(b.to_string()),
-                    );
-                }
-                if let Some(h) = f.hidden_ancestors.first() {
-                    let shown = parent[i]
-                        .map(|p| funcs[p].bdf().to_string())
-                        .unwrap_or_else(|| "its root bus".into());
-                    findings.push(
-                        Finding::of(
-                            Code::HiddenParent,
-                            format!(
-                                "{b} sits below {h} in /sys/devices, but /sys/bus/pci/devices does not list {h}; shown under {shown}"
-                            ),
-                        )
-                        .with_help("a partial capture (or a hidden bridge): its link is not checked against its real port")
-                        .at_node(b.to_string()),
-                    );
-                }
-            } else {
-                parent[i] = by_range;
-            }
-        }
-        // Cycles cannot come from sysfs paths or ranges, but guard anyway.
-        for i in 0..n {
-            let mut cur = parent[i];
-            let mut steps = 0;
-            while let Some(p) = cur {
-                steps += 1;
-                if p == i || steps > n {
-                    parent[i] = None;
-                    break;
-                }
-                cur = parent[p];
-            }
-        }
+        let mut parent = parents(scan, &funcs, &index, &mut findings);
+        break_cycles(&mut parent);
         let mut children = vec![Vec::new(); n];
         let mut roots: BTreeMap<(u32, u8), Vec<usize>> = BTreeMap::new();
         for i in 0..n {
@@ -165,61 +252,9 @@ impl LiveTree {
                     .push(i),
             }
         }
-
-        // Kinds, top-down.
-        let mut kind = vec![FnKind::Device; n];
-        let mut order: Vec<usize> = roots.values().flatten().copied().collect();
-        let mut k = 0;
-        while k < order.len() {
-            let i = order[k];
-            k += 1;
-            order.extend(children[i].iter().copied());
-            let f = &funcs[i];
-            if !(f.is_bridge || f.bus_range.is_some()) {
-                continue;
-            }
-            let has_bridge_children = children[i]
-                .iter()
-                .any(|&c| funcs[c].is_bridge || funcs[c].bus_range.is_some());
-            kind[i] = match f.port_type {
-                Some(PortType::RootPort) => FnKind::RootPort,
-                Some(PortType::Upstream) => FnKind::Switch,
-                Some(PortType::Downstream) => FnKind::SwitchPort,
-                Some(_) => FnKind::Bridge,
-                None => match parent[i].map(|p| kind[p]) {
-                    None => FnKind::RootPort,
-                    Some(FnKind::Switch) => FnKind::SwitchPort,
-                    Some(_) if has_bridge_children => FnKind::Switch,
-                    Some(_) => FnKind::Bridge,
-                },
-            };
-        }
+        let mut kind = kinds(&funcs, &parent, &children, &roots);
         mark_platform(&funcs, &parent, &children, &mut kind);
-        let names_v = funcs
-            .iter()
-            .map(|f| {
-                let base = match &f.name {
-                    Some(n) => n.clone(),
-                    None => names.describe(f.vendor, f.device),
-                };
-                // As `lspci -vv` prints it on its Subsystem line: `Dell HBA330 Mini`. Generic
-                // subsystem names (`... Device`) add nothing.
-                let looked_up;
-                let sub = match f.subsystem_name.as_deref() {
-                    Some(n) => Some(n),
-                    None => {
-                        looked_up = subsystem_name(names, f);
-                        looked_up.as_deref()
-                    }
-                };
-                match sub {
-                    Some(sub) if !sub.ends_with(" Device") && sub != "Device" && sub != base => {
-                        format!("{base} ({sub})")
-                    }
-                    _ => base,
-                }
-            })
-            .collect();
+        let names_v = funcs.iter().map(|f| display_name(f, names)).collect();
         (
             LiveTree {
                 funcs,

@@ -18,7 +18,7 @@
 //! everything is ordered by PCI address or slot number, ids derive from addresses and ids.
 
 use crate::finding::Finding;
-use crate::host::audit::{Audit, AuditOptions, FunctionReport};
+use crate::host::audit::{Audit, AuditOptions, DriveReport, FunctionReport};
 use crate::host::model::{HostScan, SlotCap};
 use crate::host::tree::{FnKind, device_class};
 use crate::host::{fs, lspci, sysfs};
@@ -326,11 +326,35 @@ pub fn learn_findings(learned: &Learned, views: &[HostView]) -> Vec<Finding> {
     use crate::finding::{Code, Location};
     let mut out = Vec::new();
     if learned.summary.planned == 0 {
+        // NVMe controllers that are no PCI function (an Apple SoC's, `transport` apple-nvme):
+        // the host has drives, but no PCI position to plan them in.
+        let off_pci: Vec<String> = views[0]
+            .audit
+            .drives
+            .iter()
+            .filter(|d| d.bdf.is_none())
+            .map(|d| {
+                format!(
+                    "{} ({}, transport {})",
+                    clean(d.controller.as_deref().unwrap_or("-")),
+                    clean(d.model.as_deref().unwrap_or("no model")),
+                    clean(d.transport.as_deref().unwrap_or("unknown"))
+                )
+            })
+            .collect();
+        let why = if off_pci.is_empty() {
+            "shows no device on a root port (only the platform's own functions or devices on a root bus)".to_string()
+        } else {
+            format!(
+                "shows no device on a root port; its NVMe controller(s) {} are not PCI functions, so there is no PCI position to plan them in",
+                off_pci.join(", ")
+            )
+        };
         out.push(
             Finding::of(
                 Code::LearnedNothingPlanned,
                 format!(
-                    "the learned build plans no part: {} shows no device on a root port (only the platform's own functions or devices on a root bus)",
+                    "the learned build plans no part: {} {why}",
                     clean(&views[0].source)
                 ),
             )
@@ -1023,8 +1047,22 @@ fn write_files(
             integrated.entry(bus.as_str()).or_insert(devs);
         }
     }
+    // An NVMe controller on a root bus: the kernel gives its NUMA node and model on the
+    // controller (`nvme/nvmeN`) where the function's own files are missing (POWER).
+    let mut drive_of: BTreeMap<&str, &DriveReport> = BTreeMap::new();
+    for h in hosts {
+        for d in &h.audit.drives {
+            if let Some(b) = d.bdf.as_deref() {
+                drive_of.entry(b).or_insert(d);
+            }
+        }
+    }
+    let numa_of = |f: &FunctionReport| -> Option<u32> {
+        f.numa_node
+            .or_else(|| drive_of.get(f.bdf.as_str()).and_then(|d| d.numa_node))
+    };
     for devs in integrated.values() {
-        let n = devs.iter().find_map(|f| f.numa_node).unwrap_or(0);
+        let n = devs.iter().find_map(|f| numa_of(f)).unwrap_or(0);
         let e = numas.entry(n).or_default();
         e.0 += u16::try_from(devs.len()).unwrap_or(u16::MAX);
         e.1 = e.1.max(1);
@@ -1038,6 +1076,7 @@ fn write_files(
     let mut all_nodes: BTreeSet<u32> = numas.keys().copied().collect();
     for h in hosts {
         all_nodes.extend(h.audit.functions.iter().filter_map(|f| f.numa_node));
+        all_nodes.extend(h.audit.drives.iter().filter_map(|d| d.numa_node));
     }
     let nodes: Vec<u32> = all_nodes.into_iter().collect();
     for n in &nodes {
@@ -1084,9 +1123,8 @@ fn write_files(
     // Slot kinds other than `pcie` the learned slots take (declared before the slots).
     let mut kinds: BTreeMap<SlotKind, String> = BTreeMap::new();
     let mut body = String::new();
-    let mut part_for_dev = |f: &FunctionReport, fallback: (u8, u8), s: &mut Summary| -> PartRef {
-        let gw = gen_width(f).unwrap_or(fallback);
-        let r = part_for(f, catalog, gw, source);
+    // Each part once in the parts file, counted once.
+    let mut keep = |r: PartRef, s: &mut Summary| -> PartRef {
         if parts_seen.insert(r.id.clone(), ()).is_none() {
             match &r.new {
                 Some(t) => {
@@ -1145,7 +1183,10 @@ fn write_files(
             Holds::Bay(b) => {
                 bay_group(&mut body, std::slice::from_ref(b), "direct", &rid);
                 if let Some(d) = b.drive {
-                    let part = part_for_dev(d, (g, 4), &mut s);
+                    let part = keep(
+                        part_for(d, catalog, gen_width(d).unwrap_or((g, 4)), source),
+                        &mut s,
+                    );
                     if in_build {
                         build_bays.insert(b.number, part.id);
                     }
@@ -1177,7 +1218,10 @@ fn write_files(
                 bay_group(&mut body, bays, "switch", &sid);
                 for b in bays {
                     if let Some(d) = b.drive {
-                        let part = part_for_dev(d, (sg, 4), &mut s);
+                        let part = keep(
+                            part_for(d, catalog, gen_width(d).unwrap_or((sg, 4)), source),
+                            &mut s,
+                        );
                         if in_build {
                             build_bays.insert(b.number, part.id);
                         }
@@ -1194,7 +1238,12 @@ fn write_files(
                     Some(n) => format!("slot{n}-{}", slug_bdf(&rp.bdf)),
                     None => format!("slot-{}", slug_bdf(&rp.bdf)),
                 };
-                let part = card.map(|c| part_for_dev(c, (g, w), &mut s));
+                let part = card.map(|c| {
+                    keep(
+                        part_for(c, catalog, gen_width(c).unwrap_or((g, w)), source),
+                        &mut s,
+                    )
+                });
                 // The connector takes the card's edge: a card may train narrower than its edge.
                 let mech = part.as_ref().map_or(w, |p| p.mechanical.max(w));
                 // A card that fits no PCIe slot (a vendor's storage-controller slot, an OCP
@@ -1272,10 +1321,13 @@ fn write_files(
             }
         }
     }
+    let mut labels_used: BTreeSet<String> = BTreeSet::new();
+    // Bays on root buses after the root ports' bays.
+    let mut next_bay = u32::try_from(s.bays).unwrap_or(u32::MAX);
     for (bus, devs) in integrated {
         let rid = format!("bus-{}", slug_bdf(bus));
-        let socket = socket_of(devs.iter().find_map(|f| f.numa_node).unwrap_or(0));
-        let numa = devs.iter().find_map(|f| f.numa_node).unwrap_or(0);
+        let numa = devs.iter().find_map(|f| numa_of(f)).unwrap_or(0);
+        let socket = socket_of(numa);
         let locs: Vec<String> = devs.iter().map(|f| q(&f.bdf)).collect();
         body.push_str(
             &Table::new("root_complex", None)
@@ -1289,17 +1341,62 @@ fn write_files(
                 .source(
                     "inferred",
                     &format!(
-                        "read off the host: devices on root bus {bus} with no port above them (integrated, or a virtual machine's): no link to measure, one lane each as a placeholder"
+                        "read off the host: devices on root bus {bus} with no port above them (integrated, a virtual machine's, or a card or drive in a slot of a host without root ports such as POWER): no link to measure, one lane each as a placeholder"
                     ),
                 ),
         );
         s.root_complexes += 1;
         for d in devs {
-            body.push_str(&builtin(d, &rid, 1, 1).source(
-                "inferred",
-                &format!("read off the host: {} at {} on the root bus", d.ids, d.bdf),
-            ));
-            s.builtins += 1;
+            let drive = drive_of.get(d.bdf.as_str()).copied();
+            let part = match drive {
+                Some(dr) => dr
+                    .model
+                    .as_deref()
+                    .map(|m| keep(drive_part(dr, m, source), &mut s)),
+                None => None,
+            };
+            let Some(part) = part else {
+                body.push_str(&builtin(d, &rid, 1, 1).source(
+                    "inferred",
+                    &format!("read off the host: {} at {} on the root bus", d.ids, d.bdf),
+                ));
+                s.builtins += 1;
+                continue;
+            };
+            // A drive on the root bus: a bay of its own, at the slot locator the host reports
+            // (else onboard), so that the build plans it and the audit compares it.
+            let location = match d.slot.as_deref().map(clean) {
+                Some(l) if !l.is_empty() && labels_used.insert(l.clone()) => l,
+                Some(l) if !l.is_empty() => format!("{l} ({})", d.bdf),
+                _ => format!("Onboard at {}", d.bdf),
+            };
+            let number = next_bay;
+            next_bay = next_bay.saturating_add(1);
+            body.push_str(
+                &Table::new(
+                    "bays",
+                    Some("inferred: size and backplane are not shown by the host; check the chassis"),
+                )
+                .set("bays", q(&number.to_string()))
+                .set("size", q("2.5"))
+                .set("interfaces", "[\"nvme\"]")
+                .set("via", q("direct"))
+                .set("to", q(&rid))
+                .set("width", "1 # inferred: no link to measure, a placeholder")
+                .set("backplane", q(&location))
+                .source(
+                    "inferred",
+                    &format!(
+                        "read off the host: NVMe controller at {} on root bus {bus} with no port above it, slot {}",
+                        d.bdf,
+                        d.slot.as_deref().map(clean).unwrap_or_else(|| "-".into())
+                    ),
+                ),
+            );
+            s.bays += 1;
+            if in_first(hosts, d) {
+                build_bays.insert(number, part.id);
+            }
         }
     }
     for decl in kinds.values() {
@@ -1342,6 +1439,44 @@ fn write_files(
         summary: s,
         differences,
         notes: Vec::new(),
+    }
+}
+
+/// Whether the first capture (the build's) holds the function `d` (by address).
+fn in_first(hosts: &[HostView], d: &FunctionReport) -> bool {
+    hosts[0].audit.functions.iter().any(|f| f.bdf == d.bdf)
+}
+
+/// A part for an NVMe controller that shows no PCI ids (a POWER host's drive on its own
+/// root bus): named by its model, its class inferred from its `nvme` controller.
+fn drive_part(d: &DriveReport, model: &str, source: &str) -> PartRef {
+    let model = clean(model);
+    let id = format!("nvme-{}", slug(&model));
+    let t = Table::new("part", None)
+        .set("id", q(&id))
+        .set("name", q(&model))
+        .set("class", q(class_name(DeviceClass::Nvme)))
+        .set("interface", q("nvme"))
+        .set(
+            "size",
+            "\"2.5\" # inferred: the host does not show the form factor; check the drive",
+        )
+        .set("gen", 1)
+        .set("width", 1)
+        .source(
+            "inferred",
+            &format!(
+                "{source}: model {} of controller {} at {}; class NVMe inferred from its nvme controller (the function shows no vendor, device or class); no link to measure, x1 Gen1 as a placeholder: add its generation, width, form factor, capacity and speeds",
+                model,
+                d.controller.as_deref().unwrap_or("-"),
+                d.bdf.as_deref().unwrap_or("-")
+            ),
+        );
+    PartRef {
+        id,
+        mechanical: 1,
+        fits: vec![SlotKind::pcie()],
+        new: Some(t),
     }
 }
 

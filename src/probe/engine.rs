@@ -7,7 +7,7 @@
 //! starts. Latency runs from the issue time, or under a rate limit from the *scheduled* issue
 //! time, so a stalled device cannot hide its queueing delay (no coordinated omission).
 
-use super::workload::IoGen;
+use super::workload::{IoGen, IoReq};
 use hdrhistogram::Histogram;
 use serde::Serialize;
 use std::alloc::{Layout, alloc_zeroed, dealloc};
@@ -275,13 +275,118 @@ impl Schedule {
     }
 }
 
-/// Runs one job with io_uring. Errors only when the ring cannot be set up at all.
-pub fn run_uring(mut p: JobParams) -> std::io::Result<JobStats> {
+/// One in-flight I/O of the io_uring engine, by its slot (the buffer it uses).
+#[derive(Clone, Copy, Default)]
+struct Slot {
+    issued: u64,
+    len: u32,
+    write: bool,
+    measured: bool,
+    offset: u64,
+}
+
+impl Slot {
+    /// Records the completion of this slot's I/O with result `res` at `now`: an error unless
+    /// it moved all its bytes, a latency sample if it is measured.
+    #[inline]
+    fn complete(&self, res: i32, now: u64, stats: &mut JobStats) {
+        if res != self.len as i32 {
+            let what = if res < 0 {
+                std::io::Error::from_raw_os_error(-res).to_string()
+            } else {
+                format!("short transfer of {res} bytes")
+            };
+            stats.error(format!(
+                "{} of {} bytes at offset {}: {what}",
+                if self.write { "write" } else { "read" },
+                self.len,
+                self.offset
+            ));
+        } else if self.measured {
+            stats.record(self.write, self.len, now.saturating_sub(self.issued), now);
+        }
+    }
+}
+
+/// The submission entry of `io` into slot `idx`'s buffer `ptr`: fixed buffers and a fixed
+/// file where they registered (`fixed` = (buffers, file)), else the plain opcodes on `fd`.
+#[inline]
+fn uring_entry(
+    io: &IoReq,
+    ptr: *mut u8,
+    idx: u32,
+    fixed: (bool, bool),
+    fd: std::os::fd::RawFd,
+) -> io_uring::squeue::Entry {
     use io_uring::{opcode, types};
+    let buf = idx as u16;
+    match (io.write, fixed) {
+        (false, (true, true)) => opcode::ReadFixed::new(types::Fixed(0), ptr, io.len, buf)
+            .offset(io.offset)
+            .build(),
+        (true, (true, true)) => opcode::WriteFixed::new(types::Fixed(0), ptr, io.len, buf)
+            .offset(io.offset)
+            .build(),
+        (false, (true, false)) => opcode::ReadFixed::new(types::Fd(fd), ptr, io.len, buf)
+            .offset(io.offset)
+            .build(),
+        (true, (true, false)) => opcode::WriteFixed::new(types::Fd(fd), ptr, io.len, buf)
+            .offset(io.offset)
+            .build(),
+        (false, (false, true)) => opcode::Read::new(types::Fixed(0), ptr, io.len)
+            .offset(io.offset)
+            .build(),
+        (true, (false, true)) => opcode::Write::new(types::Fixed(0), ptr, io.len)
+            .offset(io.offset)
+            .build(),
+        (false, (false, false)) => opcode::Read::new(types::Fd(fd), ptr, io.len)
+            .offset(io.offset)
+            .build(),
+        (true, (false, false)) => opcode::Write::new(types::Fd(fd), ptr, io.len)
+            .offset(io.offset)
+            .build(),
+    }
+}
+
+/// Submits what is queued and waits up to `left` ns: for a completion while I/O is in
+/// flight, else by sleeping (the next scheduled issue). `left` 0 only submits. The
+/// interruptions a wait may end with (EINTR, ETIME, EBUSY, EAGAIN) are not errors.
+fn submit_and_wait(
+    submitter: &io_uring::Submitter<'_>,
+    left: u64,
+    inflight: usize,
+) -> std::io::Result<()> {
+    use io_uring::types;
+    let r = if left == 0 {
+        submitter.submit()
+    } else {
+        let ts = types::Timespec::from(Duration::from_nanos(left));
+        let args = types::SubmitArgs::new().timespec(&ts);
+        if inflight > 0 {
+            submitter.submit_with_args(1, &args)
+        } else {
+            let r = submitter.submit();
+            std::thread::sleep(Duration::from_nanos(left));
+            r
+        }
+    };
+    match r {
+        Err(e)
+            if !matches!(
+                e.raw_os_error(),
+                Some(libc::EINTR) | Some(libc::ETIME) | Some(libc::EBUSY) | Some(libc::EAGAIN)
+            ) =>
+        {
+            Err(e)
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The job's I/O buffers, one slot of `max_bs` (rounded to the memory alignment) per queue
+/// entry, filled with random bytes, and whether the ring took them as fixed buffers.
+fn register_buffers(ring: &mut io_uring::IoUring, p: &JobParams) -> (AlignedBuf, usize, bool) {
     let qd = p.qd as usize;
-    let (mut ring, setup) = build_ring(p.qd)?;
-    let mut stats = JobStats::new();
-    stats.ring_setup = Some(setup);
     let slot_size = p.max_bs.next_multiple_of(p.mem_align.max(512));
     let mut buf = AlignedBuf::new(slot_size * qd, p.mem_align.max(4096));
     buf.fill_random(p.seed);
@@ -294,20 +399,23 @@ pub fn run_uring(mut p: JobParams) -> std::io::Result<JobStats> {
         })
         .collect();
     // SAFETY: the buffers outlive the ring's use of them (unregistered when the ring drops;
-    // leaked below if I/O is abandoned).
-    let fixed_bufs = unsafe { ring.submitter().register_buffers(&iovecs) }.is_ok();
+    // leaked by the caller if I/O is abandoned).
+    let fixed = unsafe { ring.submitter().register_buffers(&iovecs) }.is_ok();
+    (buf, slot_size, fixed)
+}
+
+/// Runs one job with io_uring. Errors only when the ring cannot be set up at all.
+pub fn run_uring(mut p: JobParams) -> std::io::Result<JobStats> {
+    let qd = p.qd as usize;
+    let (mut ring, setup) = build_ring(p.qd)?;
+    let mut stats = JobStats::new();
+    stats.ring_setup = Some(setup);
+    let (buf, slot_size, fixed_bufs) = register_buffers(&mut ring, &p);
+    let base = buf.as_mut_ptr();
     let raw_fd = p.file.as_raw_fd();
     let fixed_file = ring.submitter().register_files(&[raw_fd]).is_ok();
     let _ = ring.submitter().register_ring_fd();
 
-    #[derive(Clone, Copy, Default)]
-    struct Slot {
-        issued: u64,
-        len: u32,
-        write: bool,
-        measured: bool,
-        offset: u64,
-    }
     let mut slots = vec![Slot::default(); qd];
     let mut free: Vec<u32> = (0..qd as u32).rev().collect();
     let mut inflight = 0usize;
@@ -332,22 +440,7 @@ pub fn run_uring(mut p: JobParams) -> std::io::Result<JobStats> {
         for cqe in (&mut cq).take(1) {
             let idx = cqe.user_data() as usize;
             let s = slots[idx];
-            let res = cqe.result();
-            if res != s.len as i32 {
-                let what = if res < 0 {
-                    std::io::Error::from_raw_os_error(-res).to_string()
-                } else {
-                    format!("short transfer of {res} bytes")
-                };
-                stats.error(format!(
-                    "{} of {} bytes at offset {}: {what}",
-                    if s.write { "write" } else { "read" },
-                    s.len,
-                    s.offset
-                ));
-            } else if s.measured {
-                stats.record(s.write, s.len, now.saturating_sub(s.issued), now);
-            }
+            s.complete(cqe.result(), now, &mut stats);
             free.push(idx as u32);
             inflight -= 1;
             reaped += 1;
@@ -398,40 +491,7 @@ pub fn run_uring(mut p: JobParams) -> std::io::Result<JobStats> {
                 };
                 // SAFETY: within the allocation; the slot's buffer is not in use.
                 let ptr = unsafe { base.add(idx as usize * slot_size) };
-                let entry = match (io.write, fixed_bufs, fixed_file) {
-                    (false, true, true) => {
-                        opcode::ReadFixed::new(types::Fixed(0), ptr, io.len, idx as u16)
-                            .offset(io.offset)
-                            .build()
-                    }
-                    (true, true, true) => {
-                        opcode::WriteFixed::new(types::Fixed(0), ptr, io.len, idx as u16)
-                            .offset(io.offset)
-                            .build()
-                    }
-                    (false, true, false) => {
-                        opcode::ReadFixed::new(types::Fd(raw_fd), ptr, io.len, idx as u16)
-                            .offset(io.offset)
-                            .build()
-                    }
-                    (true, true, false) => {
-                        opcode::WriteFixed::new(types::Fd(raw_fd), ptr, io.len, idx as u16)
-                            .offset(io.offset)
-                            .build()
-                    }
-                    (false, false, true) => opcode::Read::new(types::Fixed(0), ptr, io.len)
-                        .offset(io.offset)
-                        .build(),
-                    (true, false, true) => opcode::Write::new(types::Fixed(0), ptr, io.len)
-                        .offset(io.offset)
-                        .build(),
-                    (false, false, false) => opcode::Read::new(types::Fd(raw_fd), ptr, io.len)
-                        .offset(io.offset)
-                        .build(),
-                    (true, false, false) => opcode::Write::new(types::Fd(raw_fd), ptr, io.len)
-                        .offset(io.offset)
-                        .build(),
-                };
+                let entry = uring_entry(&io, ptr, idx, (fixed_bufs, fixed_file), raw_fd);
                 // SAFETY: the buffer stays valid until the completion is reaped.
                 unsafe {
                     sq.push(&entry.user_data(idx as u64))
@@ -454,36 +514,19 @@ pub fn run_uring(mut p: JobParams) -> std::io::Result<JobStats> {
         // draining) until the grace runs out.
         // Every wait is bounded by STOP_POLL, so a stop (Ctrl-C) is seen even while a rate
         // schedules the next I/O far ahead or a stalled device completes nothing.
-        let poll_end = now_ns() + STOP_POLL.as_nanos() as u64;
         let limit = if stopping {
             drain_deadline
         } else {
+            let poll_end = now_ns() + STOP_POLL.as_nanos() as u64;
             wait_until.map_or(poll_end, |t| t.min(poll_end))
         };
         let left = limit.saturating_sub(now_ns());
-        let r = if left == 0 && !stopping {
-            submitter.submit()
-        } else if left == 0 {
+        if left == 0 && stopping {
             break;
-        } else {
-            let ts = types::Timespec::from(Duration::from_nanos(left));
-            let args = types::SubmitArgs::new().timespec(&ts);
-            if inflight > 0 {
-                submitter.submit_with_args(1, &args)
-            } else {
-                let r = submitter.submit();
-                std::thread::sleep(Duration::from_nanos(left));
-                r
-            }
-        };
-        if let Err(e) = r {
-            match e.raw_os_error() {
-                Some(libc::EINTR) | Some(libc::ETIME) | Some(libc::EBUSY) | Some(libc::EAGAIN) => {}
-                _ => {
-                    stats.error(format!("io_uring_enter: {e}"));
-                    stopping = true;
-                }
-            }
+        }
+        if let Err(e) = submit_and_wait(&submitter, left, inflight) {
+            stats.error(format!("io_uring_enter: {e}"));
+            stopping = true;
         }
         now = now_ns();
         if stopping && now >= drain_deadline && inflight > 0 {

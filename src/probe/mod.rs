@@ -208,56 +208,13 @@ fn prepare_inner(
     stop: &AtomicBool,
     created: &mut Vec<std::path::PathBuf>,
 ) -> Result<(Vec<Prepared>, Vec<Finding>), ProbeError> {
-    if targets.is_empty() {
-        return Err(ProbeError::Input(
-            "no target: name block devices or files to probe".into(),
-        ));
-    }
-    if !(opts.working_set > 0.0 && opts.working_set <= 1.0) {
-        return Err(ProbeError::Input(
-            "--working-set must be a fraction in (0, 1] or a percentage in (0, 100]".into(),
-        ));
-    }
-    let w = &opts.workload;
-    let write = w.writes();
-    let reads = w.read_pct > 0 || w.trace.is_some();
-    let mut findings = Vec::new();
     // All refusals before anything is opened or created.
-    let mut kinds = Vec::new();
-    let jobs_bytes = u64::from(w.jobs)
-        * u64::from(w.qd)
-        * w.trace
-            .as_ref()
-            .map_or(u64::from(w.bs.max()), |t| u64::from(t.max_len()));
-    if jobs_bytes > MAX_BUFFER_BYTES {
-        return Err(ProbeError::Input(format!(
-            "--jobs x --qd x the largest block needs {jobs_bytes} bytes of I/O buffers per device; at most {MAX_BUFFER_BYTES} (4 GiB)"
-        )));
-    }
+    refuse_options(targets, opts)?;
     if opts.together {
-        // One file or device named twice (by another path, a link, an alias node) would be
-        // counted twice in the total.
-        use std::os::unix::fs::MetadataExt;
-        let mut seen: Vec<((u64, u64), &std::path::Path)> = Vec::new();
-        for t in targets {
-            let Ok(m) = std::fs::metadata(&t.path) else {
-                continue;
-            };
-            let key = if m.file_type().is_file() {
-                (m.dev(), m.ino())
-            } else {
-                (u64::MAX, m.rdev())
-            };
-            if let Some((_, first)) = seen.iter().find(|(k, _)| *k == key) {
-                return Err(ProbeError::Input(format!(
-                    "{} and {} are the same target: --together would count it twice",
-                    first.display(),
-                    t.path.display()
-                )));
-            }
-            seen.push((key, &t.path));
-        }
+        refuse_aliases(targets)?;
     }
+    let write = opts.workload.writes();
+    let mut kinds = Vec::new();
     for t in targets {
         let kind = target::classify(&t.path)?;
         if kind.is_none() && under_dev(&t.path, &checker.dev_root) {
@@ -276,86 +233,153 @@ fn prepare_inner(
         )?;
         kinds.push(kind);
     }
+    let mut findings = Vec::new();
     let mut out = Vec::new();
     for (t, kind) in targets.iter().zip(kinds) {
-        if kind == Some(TargetKind::File)
-            && let Some(size) = opts.size
-            && std::fs::metadata(&t.path).is_ok_and(|m| m.len() < size)
-        {
+        out.push(prepare_one(t, kind, opts, stop, created, &mut findings)?);
+    }
+    Ok((out, findings))
+}
+
+/// The options a probe refuses whatever its targets are: none, a working set outside (0, 1],
+/// I/O buffers over [`MAX_BUFFER_BYTES`] per device.
+fn refuse_options(targets: &[ProbeTarget], opts: &ProbeOptions) -> Result<(), ProbeError> {
+    if targets.is_empty() {
+        return Err(ProbeError::Input(
+            "no target: name block devices or files to probe".into(),
+        ));
+    }
+    if !(opts.working_set > 0.0 && opts.working_set <= 1.0) {
+        return Err(ProbeError::Input(
+            "--working-set must be a fraction in (0, 1] or a percentage in (0, 100]".into(),
+        ));
+    }
+    let w = &opts.workload;
+    let jobs_bytes = u64::from(w.jobs)
+        * u64::from(w.qd)
+        * w.trace
+            .as_ref()
+            .map_or(u64::from(w.bs.max()), |t| u64::from(t.max_len()));
+    if jobs_bytes > MAX_BUFFER_BYTES {
+        return Err(ProbeError::Input(format!(
+            "--jobs x --qd x the largest block needs {jobs_bytes} bytes of I/O buffers per device; at most {MAX_BUFFER_BYTES} (4 GiB)"
+        )));
+    }
+    Ok(())
+}
+
+/// `--together`: one file or device named twice (by another path, a link, an alias node)
+/// would be counted twice in the total.
+fn refuse_aliases(targets: &[ProbeTarget]) -> Result<(), ProbeError> {
+    use std::os::unix::fs::MetadataExt;
+    let mut seen: Vec<((u64, u64), &std::path::Path)> = Vec::new();
+    for t in targets {
+        let Ok(m) = std::fs::metadata(&t.path) else {
+            continue;
+        };
+        let key = if m.file_type().is_file() {
+            (m.dev(), m.ino())
+        } else {
+            (u64::MAX, m.rdev())
+        };
+        if let Some((_, first)) = seen.iter().find(|(k, _)| *k == key) {
             return Err(ProbeError::Input(format!(
-                "{} exists and is smaller than --size; remove it or drop --size",
+                "{} and {} are the same target: --together would count it twice",
+                first.display(),
                 t.path.display()
             )));
         }
-        let (open, mut f) = target::open_target(t, write, opts.size)?;
-        if open.created {
-            created.push(t.path.clone());
-        }
-        findings.append(&mut f);
-        let align = open.align;
-        let mut workload = w.clone();
-        for &(bs, _) in &w.bs.entries {
-            if !(bs as u64).is_multiple_of(align) {
-                return Err(ProbeError::Input(format!(
-                    "block size {bs} is not a multiple of {}'s direct I/O alignment of {align} bytes",
-                    t.path.display()
-                )));
-            }
-        }
-        let ws = ((open.size as f64 * opts.working_set) as u64) / align * align;
-        let max_bs = w
-            .trace
-            .as_ref()
-            .map_or(w.bs.max() as u64, |t| t.max_len() as u64);
-        if ws < max_bs.max(align) {
+        seen.push((key, &t.path));
+    }
+    Ok(())
+}
+
+/// Opens (or creates) one checked target, fits the workload to its alignment and working
+/// set, and prefills a file it created (or notes a hole in one it reads).
+fn prepare_one(
+    t: &ProbeTarget,
+    kind: Option<TargetKind>,
+    opts: &ProbeOptions,
+    stop: &AtomicBool,
+    created: &mut Vec<std::path::PathBuf>,
+    findings: &mut Vec<Finding>,
+) -> Result<Prepared, ProbeError> {
+    let w = &opts.workload;
+    if kind == Some(TargetKind::File)
+        && let Some(size) = opts.size
+        && std::fs::metadata(&t.path).is_ok_and(|m| m.len() < size)
+    {
+        return Err(ProbeError::Input(format!(
+            "{} exists and is smaller than --size; remove it or drop --size",
+            t.path.display()
+        )));
+    }
+    let (open, mut f) = target::open_target(t, w.writes(), opts.size)?;
+    if open.created {
+        created.push(t.path.clone());
+    }
+    findings.append(&mut f);
+    let align = open.align;
+    let mut workload = w.clone();
+    for &(bs, _) in &w.bs.entries {
+        if !(bs as u64).is_multiple_of(align) {
             return Err(ProbeError::Input(format!(
-                "{}: the working set ({ws} bytes = {:.0} % of {} bytes) is smaller than one I/O ({max_bs} bytes)",
-                t.path.display(),
-                opts.working_set * 100.0,
-                open.size
+                "block size {bs} is not a multiple of {}'s direct I/O alignment of {align} bytes",
+                t.path.display()
             )));
         }
-        if let Some(tr) = &w.trace {
-            let mut tr = (**tr).clone();
-            tr.fit(align, ws)?;
-            workload.trace = Some(Arc::new(tr));
-        }
-        if open.kind == TargetKind::File && reads {
-            if open.created {
-                target::prefill_until(&t.path, ws, align, stop).map_err(|e| match e {
-                    target::TargetError::Interrupted { .. } => {
-                        ProbeError::Interrupted(e.to_string())
-                    }
-                    e => e.into(),
-                })?;
-            } else if let Some(hole) = target::first_hole(&open.file, ws) {
-                findings.push(
-                    Finding::of(
-                        Code::SparseFile,
-                        format!(
-                            "{} has a hole or unwritten extent at byte {hole}, inside the working set: reads there return zeros without touching the disk",
-                            t.path.display()
-                        ),
-                    )
-                    .with_help("write the file first (dd, fio), or let laneplan create it with --size on a new path")
-                    .at_node(t.label.clone()),
-                );
-            }
-        }
-        let file = Arc::new(
-            open.file
-                .try_clone()
-                .map_err(|e| ProbeError::Input(format!("{}: {e}", t.path.display())))?,
-        );
-        out.push(Prepared {
-            target: t.clone(),
-            open,
-            file,
-            ws,
-            workload,
-        });
     }
-    Ok((out, findings))
+    let ws = ((open.size as f64 * opts.working_set) as u64) / align * align;
+    let max_bs = w
+        .trace
+        .as_ref()
+        .map_or(w.bs.max() as u64, |t| t.max_len() as u64);
+    if ws < max_bs.max(align) {
+        return Err(ProbeError::Input(format!(
+            "{}: the working set ({ws} bytes = {:.0} % of {} bytes) is smaller than one I/O ({max_bs} bytes)",
+            t.path.display(),
+            opts.working_set * 100.0,
+            open.size
+        )));
+    }
+    if let Some(tr) = &w.trace {
+        let mut tr = (**tr).clone();
+        tr.fit(align, ws)?;
+        workload.trace = Some(Arc::new(tr));
+    }
+    let reads = w.read_pct > 0 || w.trace.is_some();
+    if open.kind == TargetKind::File && reads {
+        if open.created {
+            target::prefill_until(&t.path, ws, align, stop).map_err(|e| match e {
+                target::TargetError::Interrupted { .. } => ProbeError::Interrupted(e.to_string()),
+                e => e.into(),
+            })?;
+        } else if let Some(hole) = target::first_hole(&open.file, ws) {
+            findings.push(
+                Finding::of(
+                    Code::SparseFile,
+                    format!(
+                        "{} has a hole or unwritten extent at byte {hole}, inside the working set: reads there return zeros without touching the disk",
+                        t.path.display()
+                    ),
+                )
+                .with_help("write the file first (dd, fio), or let laneplan create it with --size on a new path")
+                .at_node(t.label.clone()),
+            );
+        }
+    }
+    let file = Arc::new(
+        open.file
+            .try_clone()
+            .map_err(|e| ProbeError::Input(format!("{}: {e}", t.path.display())))?,
+    );
+    Ok(Prepared {
+        target: t.clone(),
+        open,
+        file,
+        ws,
+        workload,
+    })
 }
 
 /// Picks the engine; io_uring requested but unavailable is an input error.
@@ -567,97 +591,35 @@ fn run_set(
         .map(|_| (Arc::new(AtomicU64::new(0)), Arc::new(AtomicU64::new(0))))
         .collect();
     let mut cpu0 = (ramp_ns == 0).then(process_cpu_seconds);
-    let mut handles = Vec::new();
-    for (ti, p) in set.iter().enumerate() {
-        let w = &p.workload;
-        let jobs = w.jobs;
-        let mut per_target = Vec::new();
-        for j in 0..jobs {
-            let bound = match opts.bound {
-                Bound::Ios(n) => {
-                    Bound::Ios(n / jobs as u64 + u64::from((j as u64) < n % jobs as u64))
-                }
-                b => b,
+    let handles: Vec<Vec<JobHandle>> = set
+        .iter()
+        .enumerate()
+        .map(|(ti, p)| {
+            let spawn = JobSpawn {
+                opts,
+                engine,
+                rate,
+                stop,
+                start,
+                counters: &counters[ti],
             };
-            let seed = opts.seed ^ ((ti as u64) << 40) ^ ((j as u64) << 20);
-            let io_gen = workload::IoGen::new(w, p.ws, p.open.align, j, jobs, seed)
-                .expect("checked in prepare");
-            let params = JobParams {
-                file: p.file.clone(),
-                qd: w.qd,
-                max_bs: w
-                    .trace
-                    .as_ref()
-                    .map_or(w.bs.max() as usize, |t| t.max_len() as usize),
-                mem_align: p.open.mem_align as usize,
-                io_gen,
-                bound,
-                start_ns: start,
-                ramp_ns,
-                rate: rate.map(|r| r / jobs as f64),
-                stop: stop.clone(),
-                done: counters[ti].0.clone(),
-                done_bytes: counters[ti].1.clone(),
-                seed,
-            };
-            per_target.push(std::thread::spawn(move || match engine {
-                EngineKind::IoUring => engine::run_uring(params).unwrap_or_else(|e| {
-                    let mut s = JobStats::new();
-                    s.errors = 1;
-                    s.first_error = Some(format!("io_uring setup: {e}"));
-                    s
-                }),
-                EngineKind::Sync => engine::run_sync(params),
-            }));
-        }
-        handles.push(per_target);
-    }
-    let expected = match opts.bound {
-        Bound::Time(d) => Some(opts.ramp + d),
-        Bound::Ios(_) => None,
+            spawn.jobs(ti, p)
+        })
+        .collect();
+    let watch = Watch {
+        set,
+        opts,
+        phase,
+        step,
+        run_start,
+        start,
+        counters: &counters,
     };
-    let expected_ios = match opts.bound {
-        Bound::Ios(n) => Some(n.saturating_mul(set.len() as u64)),
-        Bound::Time(_) => None,
-    };
-    let mut window = progress::RateWindow::new(Duration::from_secs(1));
-    loop {
-        let all_done = handles.iter().flatten().all(|h| h.is_finished());
-        let now = engine::now_ns();
-        if cpu0.is_none() && now >= start + ramp_ns {
+    watch.until_done(&handles, progress, || {
+        if cpu0.is_none() && engine::now_ns() >= start + ramp_ns {
             cpu0 = Some(process_cpu_seconds());
         }
-        let counts: Vec<(u64, u64)> = counters
-            .iter()
-            .map(|(n, b)| (n.load(Ordering::Relaxed), b.load(Ordering::Relaxed)))
-            .collect();
-        let done = counts.iter().map(|c| c.0).sum();
-        let elapsed = Duration::from_nanos(now - start);
-        let rates = window.push(elapsed, counts);
-        progress(&Progress {
-            phase: phase.to_string(),
-            step: step.0,
-            steps: step.1,
-            devices: set
-                .iter()
-                .zip(rates)
-                .map(|(p, (iops, mb_per_s))| progress::DeviceRate {
-                    label: p.target.label.clone(),
-                    iops,
-                    mb_per_s,
-                })
-                .collect(),
-            done,
-            elapsed,
-            total_elapsed: Duration::from_nanos(now.saturating_sub(run_start)),
-            expected,
-            expected_ios,
-        });
-        if all_done {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    });
     let wall_end = engine::now_ns();
     let cpu1 = process_cpu_seconds();
     let ramp_end = start + ramp_ns;
@@ -680,18 +642,7 @@ fn run_set(
     let mut seconds = Vec::new();
     let mut last = ramp_end;
     for per_target in handles {
-        let mut s = JobStats::new();
-        for h in per_target {
-            match h.join() {
-                Ok(js) => s.merge(&js),
-                Err(_) => {
-                    let mut js = JobStats::new();
-                    js.errors = 1;
-                    js.first_error = Some("a probe job panicked".into());
-                    s.merge(&js);
-                }
-            }
-        }
+        let s = join_jobs(per_target);
         let end = s.end_ns.max(ramp_end).max(window_end.unwrap_or(0));
         last = last.max(end);
         seconds.push((end - ramp_end) as f64 / 1e9);
@@ -702,6 +653,153 @@ fn run_set(
         seconds,
         total_seconds: (last - ramp_end) as f64 / 1e9,
         cpu_seconds: cpu1 - cpu0.unwrap_or(cpu1),
+    }
+}
+
+type JobHandle = std::thread::JoinHandle<JobStats>;
+
+/// What every job of one device in a set starts from.
+struct JobSpawn<'a> {
+    opts: &'a ProbeOptions,
+    engine: EngineKind,
+    rate: Option<f64>,
+    stop: &'a Arc<AtomicBool>,
+    start: u64,
+    counters: &'a (Arc<AtomicU64>, Arc<AtomicU64>),
+}
+
+impl JobSpawn<'_> {
+    /// Starts the jobs of device `ti` (`p`): each its share of an I/O count, its own seed.
+    fn jobs(&self, ti: usize, p: &Prepared) -> Vec<JobHandle> {
+        let w = &p.workload;
+        let jobs = w.jobs;
+        (0..jobs)
+            .map(|j| {
+                let bound = match self.opts.bound {
+                    Bound::Ios(n) => {
+                        Bound::Ios(n / jobs as u64 + u64::from((j as u64) < n % jobs as u64))
+                    }
+                    b => b,
+                };
+                let seed = self.opts.seed ^ ((ti as u64) << 40) ^ ((j as u64) << 20);
+                let io_gen = workload::IoGen::new(w, p.ws, p.open.align, j, jobs, seed)
+                    .expect("checked in prepare");
+                let params = JobParams {
+                    file: p.file.clone(),
+                    qd: w.qd,
+                    max_bs: w
+                        .trace
+                        .as_ref()
+                        .map_or(w.bs.max() as usize, |t| t.max_len() as usize),
+                    mem_align: p.open.mem_align as usize,
+                    io_gen,
+                    bound,
+                    start_ns: self.start,
+                    ramp_ns: self.opts.ramp.as_nanos() as u64,
+                    rate: self.rate.map(|r| r / jobs as f64),
+                    stop: self.stop.clone(),
+                    done: self.counters.0.clone(),
+                    done_bytes: self.counters.1.clone(),
+                    seed,
+                };
+                let engine = self.engine;
+                std::thread::spawn(move || match engine {
+                    EngineKind::IoUring => engine::run_uring(params).unwrap_or_else(|e| {
+                        let mut s = JobStats::new();
+                        s.errors = 1;
+                        s.first_error = Some(format!("io_uring setup: {e}"));
+                        s
+                    }),
+                    EngineKind::Sync => engine::run_sync(params),
+                })
+            })
+            .collect()
+    }
+}
+
+/// The jobs of one device joined into its stats; a job that panicked counts as an error.
+fn join_jobs(per_target: Vec<JobHandle>) -> JobStats {
+    let mut s = JobStats::new();
+    for h in per_target {
+        match h.join() {
+            Ok(js) => s.merge(&js),
+            Err(_) => {
+                let mut js = JobStats::new();
+                js.errors = 1;
+                js.first_error = Some("a probe job panicked".into());
+                s.merge(&js);
+            }
+        }
+    }
+    s
+}
+
+/// The progress of one running set, as the progress line shows it.
+struct Watch<'a> {
+    set: &'a [&'a Prepared],
+    opts: &'a ProbeOptions,
+    phase: &'a str,
+    step: (usize, usize),
+    run_start: u64,
+    start: u64,
+    counters: &'a [(Arc<AtomicU64>, Arc<AtomicU64>)],
+}
+
+impl Watch<'_> {
+    /// Reports progress every 50 ms until every job has ended (`tick` runs at each poll,
+    /// before the counters are read).
+    fn until_done(
+        &self,
+        handles: &[Vec<JobHandle>],
+        progress: &dyn Fn(&Progress),
+        mut tick: impl FnMut(),
+    ) {
+        let expected = match self.opts.bound {
+            Bound::Time(d) => Some(self.opts.ramp + d),
+            Bound::Ios(_) => None,
+        };
+        let expected_ios = match self.opts.bound {
+            Bound::Ios(n) => Some(n.saturating_mul(self.set.len() as u64)),
+            Bound::Time(_) => None,
+        };
+        let mut window = progress::RateWindow::new(Duration::from_secs(1));
+        loop {
+            let all_done = handles.iter().flatten().all(|h| h.is_finished());
+            tick();
+            let now = engine::now_ns();
+            let counts: Vec<(u64, u64)> = self
+                .counters
+                .iter()
+                .map(|(n, b)| (n.load(Ordering::Relaxed), b.load(Ordering::Relaxed)))
+                .collect();
+            let done = counts.iter().map(|c| c.0).sum();
+            let elapsed = Duration::from_nanos(now - self.start);
+            let rates = window.push(elapsed, counts);
+            progress(&Progress {
+                phase: self.phase.to_string(),
+                step: self.step.0,
+                steps: self.step.1,
+                devices: self
+                    .set
+                    .iter()
+                    .zip(rates)
+                    .map(|(p, (iops, mb_per_s))| progress::DeviceRate {
+                        label: p.target.label.clone(),
+                        iops,
+                        mb_per_s,
+                    })
+                    .collect(),
+                done,
+                elapsed,
+                total_elapsed: Duration::from_nanos(now.saturating_sub(self.run_start)),
+                expected,
+                expected_ios,
+            });
+            if all_done {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
     }
 }
 
@@ -738,6 +836,65 @@ pub fn run(
     stop: &Arc<AtomicBool>,
     progress: &dyn Fn(&Progress),
 ) -> Result<ProbeReport, ProbeError> {
+    refuse_conflicts(opts)?;
+    let (mut engine, engine_finding) = select_engine(opts.engine, opts.workload.qd)?;
+    let (prepared, findings) = prepare_until(targets, opts, checker, stop)?;
+    let mut runs = Runs {
+        findings,
+        ..Runs::default()
+    };
+    runs.findings.extend(engine_finding);
+    if opts.engine == EngineChoice::Auto
+        && engine == EngineKind::IoUring
+        && let Some(f) = prefer_threads(&prepared)
+    {
+        engine = EngineKind::Sync;
+        runs.findings.push(f);
+    }
+    let probe = Probe {
+        prepared: &prepared,
+        paths: prepared
+            .iter()
+            .map(|p| p.target.path.display().to_string())
+            .collect(),
+        opts,
+        engine,
+        stop,
+        progress,
+        // The progress line's elapsed time counts from here, like its ETA (the whole probe).
+        run_start: engine::now_ns(),
+    };
+    let together = opts.together && prepared.len() > 1;
+    if together {
+        probe.run_together(&mut runs);
+    } else {
+        probe.run_sequential(&mut runs);
+    }
+    let interrupted = stop.load(Ordering::Relaxed);
+    if interrupted {
+        runs.findings.push(interrupted_finding(&prepared));
+    }
+    let mode = if opts.curve {
+        "curve"
+    } else if together {
+        "together"
+    } else {
+        "sequential"
+    };
+    Ok(ProbeReport {
+        schema_version: results::SCHEMA_VERSION,
+        mode: mode.to_string(),
+        workload: workload_info(&probe, runs.ring_setup, mode == "together"),
+        devices: runs.devices,
+        total: runs.total,
+        curves: runs.curves,
+        interrupted,
+        findings: runs.findings,
+    })
+}
+
+/// The option pairs a probe refuses before it touches a device.
+fn refuse_conflicts(opts: &ProbeOptions) -> Result<(), ProbeError> {
     if opts.curve && opts.rate.is_some() {
         return Err(ProbeError::Input(
             "--curve sets the rates itself; drop --rate".into(),
@@ -748,62 +905,89 @@ pub fn run(
             "--curve sweeps one device at a time; drop --together".into(),
         ));
     }
-    let (mut engine, engine_finding) = select_engine(opts.engine, opts.workload.qd)?;
-    let (prepared, mut findings) = prepare_until(targets, opts, checker, stop)?;
-    findings.extend(engine_finding);
-    if opts.engine == EngineChoice::Auto
-        && engine == EngineKind::IoUring
-        && let Some(f) = prefer_threads(&prepared)
-    {
-        engine = EngineKind::Sync;
-        findings.push(f);
+    Ok(())
+}
+
+/// What the runs of a probe collect, in the order they ran.
+#[derive(Default)]
+struct Runs {
+    devices: Vec<DeviceResult>,
+    total: Option<DeviceResult>,
+    curves: Vec<Curve>,
+    ring_setup: Option<String>,
+    findings: Vec<Finding>,
+}
+
+impl Runs {
+    /// One device's result and the findings it carries.
+    fn push_device(&mut self, s: &JobStats, d: DeviceResult) {
+        self.findings.extend(d.findings(s.first_error.as_deref()));
+        self.devices.push(d);
     }
-    let w = &opts.workload;
-    let mut devices = Vec::new();
-    let mut total = None;
-    let mut curves = Vec::new();
-    let mut ring_setup = None;
-    let paths: Vec<String> = prepared
-        .iter()
-        .map(|p| p.target.path.display().to_string())
-        .collect();
-    let mut push_device = |s: &JobStats, d: DeviceResult, findings: &mut Vec<Finding>| {
-        findings.extend(d.findings(s.first_error.as_deref()));
-        devices.push(d);
-    };
-    // The progress line's elapsed time counts from here, like its ETA (the whole probe).
-    let run_start = engine::now_ns();
-    if opts.together && prepared.len() > 1 {
-        let set: Vec<&Prepared> = prepared.iter().collect();
-        let r = run_set(
-            &set,
-            opts,
-            engine,
-            opts.rate,
-            stop,
-            ("all devices", (1, 1), run_start),
-            progress,
-        );
+}
+
+/// The prepared targets and the settings every run of one probe shares.
+struct Probe<'a> {
+    prepared: &'a [Prepared],
+    paths: Vec<String>,
+    opts: &'a ProbeOptions,
+    engine: EngineKind,
+    stop: &'a Arc<AtomicBool>,
+    progress: &'a dyn Fn(&Progress),
+    run_start: u64,
+}
+
+impl Probe<'_> {
+    fn stopped(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+
+    /// Runs `set` at `rate` per device, named `label`, as step `step` of `steps`.
+    fn run(
+        &self,
+        set: &[&Prepared],
+        rate: Option<f64>,
+        label: &str,
+        step: (usize, usize),
+    ) -> SetResult {
+        run_set(
+            set,
+            self.opts,
+            self.engine,
+            rate,
+            self.stop,
+            (label, step, self.run_start),
+            self.progress,
+        )
+    }
+
+    /// Every device at once (`--together`): one result each and their total.
+    fn run_together(&self, runs: &mut Runs) {
+        let set: Vec<&Prepared> = self.prepared.iter().collect();
+        let r = self.run(&set, self.opts.rate, "all devices", (1, 1));
         let mut all = JobStats::new();
-        for (i, p) in prepared.iter().enumerate() {
+        for (i, p) in self.prepared.iter().enumerate() {
             let d = DeviceResult::build(
                 &r.stats[i],
-                &context(p, &paths[i], engine, r.seconds[i], None),
+                &context(p, &self.paths[i], self.engine, r.seconds[i], None),
             );
-            ring_setup = ring_setup.or(r.stats[i].ring_setup.clone());
+            runs.ring_setup = runs.ring_setup.take().or(r.stats[i].ring_setup.clone());
             all.merge(&r.stats[i]);
-            push_device(&r.stats[i], d, &mut findings);
+            runs.push_device(&r.stats[i], d);
         }
         let sum = |f: fn(&ProbeTarget) -> Option<f64>| {
-            prepared.iter().map(|p| f(&p.target)).sum::<Option<f64>>()
+            self.prepared
+                .iter()
+                .map(|p| f(&p.target))
+                .sum::<Option<f64>>()
         };
-        total = Some(DeviceResult::build(
+        runs.total = Some(DeviceResult::build(
             &all,
             &ResultContext {
                 label: "total",
                 path: "",
                 location: None,
-                engine,
+                engine: self.engine,
                 seconds: r.total_seconds,
                 cpu_seconds: Some(r.cpu_seconds),
                 ceiling_read_gbs: sum(|t| t.ceiling_read_gbs),
@@ -812,176 +996,192 @@ pub fn run(
                 expected_write_gbs: sum(|t| t.expected_write_gbs),
             },
         ));
-    } else {
+    }
+
+    /// One device after the other, and with `--curve` each device's sweep after its run.
+    fn run_sequential(&self, runs: &mut Runs) {
         // Runs in all: each device, and with --curve its steps after it.
-        let steps = prepared.len() * (1 + if opts.curve { CURVE_STEPS.len() } else { 0 });
+        let per_device = 1 + if self.opts.curve {
+            CURVE_STEPS.len()
+        } else {
+            0
+        };
+        let steps = self.prepared.len() * per_device;
         let mut step = 0;
-        for (i, p) in prepared.iter().enumerate() {
-            if stop.load(Ordering::Relaxed) {
+        for (i, p) in self.prepared.iter().enumerate() {
+            if self.stopped() {
                 break;
             }
             let label = p.target.label.clone();
             step += 1;
-            let r = run_set(
-                &[p],
-                opts,
-                engine,
-                opts.rate,
-                stop,
-                (&label, (step, steps), run_start),
-                progress,
-            );
-            ring_setup = ring_setup.or(r.stats[0].ring_setup.clone());
+            let r = self.run(&[p], self.opts.rate, &label, (step, steps));
+            runs.ring_setup = runs.ring_setup.take().or(r.stats[0].ring_setup.clone());
             let d = DeviceResult::build(
                 &r.stats[0],
-                &context(p, &paths[i], engine, r.seconds[0], Some(r.cpu_seconds)),
+                &context(
+                    p,
+                    &self.paths[i],
+                    self.engine,
+                    r.seconds[0],
+                    Some(r.cpu_seconds),
+                ),
             );
-            let max_iops = d.iops;
             let first = d.clone();
-            push_device(&r.stats[0], d, &mut findings);
-            if opts.curve && max_iops <= 0.0 && !stop.load(Ordering::Relaxed) {
+            runs.push_device(&r.stats[0], d);
+            if !self.opts.curve {
+                continue;
+            }
+            if first.iops <= 0.0 {
+                if !self.stopped() {
+                    runs.findings.push(no_maximum(&label));
+                }
+                continue;
+            }
+            let curve = self.sweep(i, &label, &first, (&mut step, steps), &mut runs.findings);
+            runs.curves.push(curve);
+        }
+    }
+
+    /// The curve of device `i`: its maximum run `first`, then each of [`CURVE_STEPS`] as a
+    /// rate of that maximum.
+    fn sweep(
+        &self,
+        i: usize,
+        label: &str,
+        first: &DeviceResult,
+        (step, steps): (&mut usize, usize),
+        findings: &mut Vec<Finding>,
+    ) -> Curve {
+        let p = &self.prepared[i];
+        let max_iops = first.iops;
+        let mut points = vec![curve_point(None, None, first)];
+        for pct in CURVE_STEPS {
+            if self.stopped() {
+                break;
+            }
+            let rate = max_iops * pct as f64 / 100.0;
+            *step += 1;
+            let r = self.run(
+                &[p],
+                Some(rate),
+                &format!("{label} at {pct} %"),
+                (*step, steps),
+            );
+            let d = DeviceResult::build(
+                &r.stats[0],
+                &context(
+                    p,
+                    &self.paths[i],
+                    self.engine,
+                    r.seconds[0],
+                    Some(r.cpu_seconds),
+                ),
+            );
+            findings.extend(d.findings(r.stats[0].first_error.as_deref()));
+            if pct <= 100 && d.iops < rate * 0.9 && !self.stopped() {
                 findings.push(
                     Finding::of(
-                        Code::CurveNoMaximum,
-                        format!("{label}: the maximum run measured 0 IOPS: no curve to sweep"),
+                        Code::CurveShort,
+                        format!(
+                            "{label}: the {pct} % step offered {rate:.0} IOPS but reached {:.0}",
+                            d.iops
+                        ),
                     )
-                    .with_help("check the device with a plain run (no --curve) first")
-                    .at_node(label.clone()),
+                    .at_node(label.to_string()),
                 );
             }
-            if opts.curve && max_iops > 0.0 {
-                let point = |pct: Option<u32>, offered: Option<f64>, d: &DeviceResult| {
-                    let lat = d.latency.unwrap_or_default();
-                    CurvePoint {
-                        pct,
-                        offered_iops: offered.map(|x| (x * 10.0).round() / 10.0),
-                        iops: d.iops,
-                        mb_per_s: d.mb_per_s,
-                        mean_us: lat.mean_us,
-                        p99_us: lat.p99_us,
-                        p99_9_us: lat.p99_9_us,
-                    }
-                };
-                let mut points = vec![point(None, None, &first)];
-                for pct in CURVE_STEPS {
-                    if stop.load(Ordering::Relaxed) {
-                        break;
-                    }
-                    let rate = max_iops * pct as f64 / 100.0;
-                    step += 1;
-                    let r = run_set(
-                        &[p],
-                        opts,
-                        engine,
-                        Some(rate),
-                        stop,
-                        (&format!("{label} at {pct} %"), (step, steps), run_start),
-                        progress,
-                    );
-                    let d = DeviceResult::build(
-                        &r.stats[0],
-                        &context(p, &paths[i], engine, r.seconds[0], Some(r.cpu_seconds)),
-                    );
-                    findings.extend(d.findings(r.stats[0].first_error.as_deref()));
-                    if pct <= 100 && d.iops < rate * 0.9 && !stop.load(Ordering::Relaxed) {
-                        findings.push(
-                            Finding::of(
-                                Code::CurveShort,
-                                format!(
-                                    "{label}: the {pct} % step offered {rate:.0} IOPS but reached {:.0}",
-                                    d.iops
-                                ),
-                            )
-                            .at_node(label.clone()),
-                        );
-                    }
-                    points.push(point(Some(pct), Some(rate), &d));
-                }
-                curves.push(Curve {
-                    label: label.clone(),
-                    points,
-                });
-            }
+            points.push(curve_point(Some(pct), Some(rate), &d));
+        }
+        Curve {
+            label: label.to_string(),
+            points,
         }
     }
-    let interrupted = stop.load(Ordering::Relaxed);
-    if interrupted {
-        // A scratch file this run created (--size) goes with the interrupted run, as it does
-        // when the interrupt comes during the prefill.
-        let mut removed = Vec::new();
-        for p in &prepared {
-            if p.open.created && std::fs::remove_file(&p.target.path).is_ok() {
-                removed.push(p.target.path.display().to_string());
-            }
-        }
-        let also = if removed.is_empty() {
-            String::new()
-        } else {
-            format!(
-                "; the file{} this run created ({}) removed",
-                if removed.len() == 1 { "" } else { "s" },
-                removed.join(", ")
-            )
-        };
-        findings.push(Finding::of(
-            Code::Interrupted,
-            format!("interrupted: the figures cover only what was measured before the stop{also}"),
-        ));
+}
+
+/// One point of a curve: the step (`None` for the maximum run), the rate offered and what the
+/// run reached.
+fn curve_point(pct: Option<u32>, offered: Option<f64>, d: &DeviceResult) -> CurvePoint {
+    let lat = d.latency.unwrap_or_default();
+    CurvePoint {
+        pct,
+        offered_iops: offered.map(|x| (x * 10.0).round() / 10.0),
+        iops: d.iops,
+        mb_per_s: d.mb_per_s,
+        mean_us: lat.mean_us,
+        p99_us: lat.p99_us,
+        p99_9_us: lat.p99_9_us,
     }
-    let mode = if opts.curve {
-        "curve"
-    } else if opts.together && prepared.len() > 1 {
-        "together"
+}
+
+/// A device whose maximum run measured nothing: no curve to sweep.
+fn no_maximum(label: &str) -> Finding {
+    Finding::of(
+        Code::CurveNoMaximum,
+        format!("{label}: the maximum run measured 0 IOPS: no curve to sweep"),
+    )
+    .with_help("check the device with a plain run (no --curve) first")
+    .at_node(label.to_string())
+}
+
+/// The interrupted run's finding; a scratch file this run created (`--size`) goes with the
+/// interrupted run, as it does when the interrupt comes during the prefill.
+fn interrupted_finding(prepared: &[Prepared]) -> Finding {
+    let mut removed = Vec::new();
+    for p in prepared {
+        if p.open.created && std::fs::remove_file(&p.target.path).is_ok() {
+            removed.push(p.target.path.display().to_string());
+        }
+    }
+    let also = if removed.is_empty() {
+        String::new()
     } else {
-        "sequential"
+        format!(
+            "; the file{} this run created ({}) removed",
+            if removed.len() == 1 { "" } else { "s" },
+            removed.join(", ")
+        )
     };
-    Ok(ProbeReport {
-        schema_version: results::SCHEMA_VERSION,
-        mode: mode.to_string(),
-        workload: WorkloadInfo {
-            name: w.name.clone(),
-            bs: w.bs.to_string(),
-            pattern: w.pattern,
-            read_pct: w.read_pct,
-            qd: w.qd,
-            jobs: w.jobs,
-            engine,
-            ring_setup,
-            ramp_s: opts.ramp.as_secs_f64(),
-            runtime_s: match opts.bound {
-                Bound::Time(d) => Some(d.as_secs_f64()),
-                Bound::Ios(_) => None,
-            },
-            ios: match opts.bound {
-                Bound::Ios(n) => Some(n),
-                Bound::Time(_) => None,
-            },
-            rate_iops: opts.rate,
-            working_set: opts.working_set,
-            trace: w.trace.as_ref().map(|t| t.format.to_string()),
-            source: w.source.map(str::to_string),
-            fio: {
-                let targets: Vec<FioTarget<'_>> = prepared
-                    .iter()
-                    .zip(&paths)
-                    .map(|(p, path)| FioTarget {
-                        filename: path,
-                        bytes: Some((p.ws, p.open.align)),
-                    })
-                    .collect();
-                fio_command(
-                    w,
-                    opts,
-                    engine == EngineKind::Sync,
-                    &targets,
-                    mode == "together",
-                )
-            },
+    Finding::of(
+        Code::Interrupted,
+        format!("interrupted: the figures cover only what was measured before the stop{also}"),
+    )
+}
+
+/// The workload as run: its settings, the engine, and the equivalent fio command line.
+fn workload_info(probe: &Probe<'_>, ring_setup: Option<String>, together: bool) -> WorkloadInfo {
+    let (w, opts, engine) = (&probe.opts.workload, probe.opts, probe.engine);
+    let targets: Vec<FioTarget<'_>> = probe
+        .prepared
+        .iter()
+        .zip(&probe.paths)
+        .map(|(p, path)| FioTarget {
+            filename: path,
+            bytes: Some((p.ws, p.open.align)),
+        })
+        .collect();
+    WorkloadInfo {
+        name: w.name.clone(),
+        bs: w.bs.to_string(),
+        pattern: w.pattern,
+        read_pct: w.read_pct,
+        qd: w.qd,
+        jobs: w.jobs,
+        engine,
+        ring_setup,
+        ramp_s: opts.ramp.as_secs_f64(),
+        runtime_s: match opts.bound {
+            Bound::Time(d) => Some(d.as_secs_f64()),
+            Bound::Ios(_) => None,
         },
-        devices,
-        total,
-        curves,
-        interrupted,
-        findings,
-    })
+        ios: match opts.bound {
+            Bound::Ios(n) => Some(n),
+            Bound::Time(_) => None,
+        },
+        rate_iops: opts.rate,
+        working_set: opts.working_set,
+        trace: w.trace.as_ref().map(|t| t.format.to_string()),
+        source: w.source.map(str::to_string),
+        fio: fio_command(w, opts, engine == EngineKind::Sync, &targets, together),
+    }
 }

@@ -274,8 +274,9 @@ fn sysfs_captures_learn_and_match() {
         // Two PLX switches holding NICs and Vector Engines: no bays, so each root port's
         // first device is taken as an onboard position.
         ("hwloc-skx-2plx-ve/32intel64-2p8co2t+8ve.tar.bz2", 3, 0, 2),
-        // Three functions with no port and no class in the capture.
-        ("libnvme-power-nvme-multipath/tree-pcie.tar.xz", 0, 3, 1),
+        // Three NVMe controllers, each on its own root bus with no port and no class: bays
+        // (tests/it/rootbus.rs), no builtins; one socket per NUMA node 0, 1, 2.
+        ("libnvme-power-nvme-multipath/tree-pcie.tar.xz", 0, 0, 3),
         (
             "libnvme-power-nvme-multipath/tree-apple-nvme.tar.xz",
             0,

@@ -46,6 +46,7 @@ mod prom_rules;
 mod prom_textfile;
 mod readme_samples;
 mod redfish;
+mod rootbus;
 mod svg_fit;
 mod system;
 mod term_width;
