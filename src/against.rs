@@ -16,6 +16,8 @@
 //!
 //! SAS/SATA bays sit behind a controller and are invisible to PCIe: they are reported as such.
 
+mod chassis;
+
 use crate::finding::{Code, Finding, Location, Subject};
 use crate::host::audit::{Audit, FunctionReport};
 use crate::host::model::LinkState;
@@ -260,7 +262,7 @@ pub fn diff_in(plan: &Plan, audit: &Audit, catalog: Option<&Catalog>) -> Diff {
     if let Some(ch) = &audit.chassis
         && audit.functions.is_empty()
     {
-        let (entries, findings) = crate::host::redfish_learn::diff(plan, ch);
+        let (entries, findings) = chassis::diff(plan, ch);
         return Diff {
             build: plan.build_name.clone(),
             platform: plan.platform_id.clone(),
@@ -816,27 +818,6 @@ pub fn diff_in(plan: &Plan, audit: &Audit, catalog: Option<&Catalog>) -> Diff {
         entries,
         findings,
     }
-}
-
-/// Fills the audit's `bay` fields and `bays` array from the diff, and adds its findings.
-pub fn apply(audit: &mut Audit, diff: &Diff) {
-    for e in &diff.entries {
-        let (Some(bdf), Some(bay)) = (&e.bdf, e.bay) else {
-            continue;
-        };
-        if let Some(f) = audit.functions.iter_mut().find(|f| &f.bdf == bdf) {
-            f.bay = Some(bay);
-        }
-        if let Some(d) = audit
-            .drives
-            .iter_mut()
-            .find(|d| d.bdf.as_deref() == Some(bdf.as_str()))
-        {
-            d.bay = Some(bay);
-        }
-    }
-    audit.bays = diff.entries.clone();
-    audit.findings.extend(diff.findings.iter().cloned());
 }
 
 /// The diff as a table, one row per bay and slot, fitted to `term`: a narrow terminal loses

@@ -136,8 +136,7 @@ impl StrayBytes {
     }
 }
 
-/// The name findings and errors give an input read from stdin (`-`).
-pub const STDIN_NAME: &str = "<stdin>";
+pub use crate::source::{STDIN_NAME, read_stdin};
 
 /// Reads and decodes the text input at `path` (see the module docs for the rules); `-` is
 /// stdin, read with the same cap.
@@ -149,21 +148,6 @@ pub fn read_text(path: &Path, spec: &TextSpec) -> Result<TextInput, InputError> 
     let file = path.display().to_string();
     let bytes = read_bounded(path, spec).map_err(|why| InputError::unreadable(&file, &why))?;
     decode(&bytes, &file, spec)
-}
-
-/// At most `cap` bytes of stdin; more is an error (never a silent cut).
-pub fn read_stdin(cap: u64) -> Result<Vec<u8>, String> {
-    use std::io::Read;
-    let mut bytes = Vec::new();
-    std::io::stdin()
-        .lock()
-        .take(cap.saturating_add(1))
-        .read_to_end(&mut bytes)
-        .map_err(|e| e.to_string())?;
-    if bytes.len() as u64 > cap {
-        return Err(format!("more than {cap} bytes on stdin"));
-    }
-    Ok(bytes)
 }
 
 /// The bytes of `path`, at most `spec.cap` of them, or why not (without the path).

@@ -7,6 +7,7 @@
 #![allow(clippy::result_large_err)]
 
 pub mod against;
+pub mod audit;
 pub mod bays;
 pub mod bounded;
 pub mod complete;
@@ -19,6 +20,7 @@ pub mod input;
 pub mod learn;
 pub mod outfile;
 pub mod pcie;
+pub mod pciids;
 pub mod place;
 pub mod plan;
 pub mod platform;

@@ -11,6 +11,23 @@ use std::sync::{Arc, OnceLock};
 /// loads in well under a second; anything past this is not a hand-written file).
 pub const MAX_INPUT_BYTES: u64 = 16 * 1024 * 1024;
 
+/// The name findings and errors give an input read from stdin (`-`).
+pub const STDIN_NAME: &str = "<stdin>";
+
+/// At most `cap` bytes of stdin; more is an error (never a silent cut).
+pub fn read_stdin(cap: u64) -> Result<Vec<u8>, String> {
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .lock()
+        .take(cap.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|e| e.to_string())?;
+    if bytes.len() as u64 > cap {
+        return Err(format!("more than {cap} bytes on stdin"));
+    }
+    Ok(bytes)
+}
+
 /// An input file kept in memory so errors can quote it.
 #[derive(Debug, Clone)]
 pub struct SourceFile {
@@ -181,7 +198,7 @@ impl From<InputError> for InputErrors {
 /// names the file.
 pub fn read_source(path: &Path) -> Result<SourceFile, InputError> {
     let name = if path.as_os_str() == "-" {
-        crate::input::STDIN_NAME.to_string()
+        STDIN_NAME.to_string()
     } else {
         path.display().to_string()
     };
@@ -202,7 +219,7 @@ pub fn read_text(path: &Path, cap: u64) -> Result<String, String> {
     use std::os::unix::fs::OpenOptionsExt;
     if path.as_os_str() == "-" {
         // `-` is stdin (a build, parts or hwloc XML file piped in), with the same cap.
-        let bytes = crate::input::read_stdin(cap).map_err(|why| format!("cannot read: {why}"))?;
+        let bytes = read_stdin(cap).map_err(|why| format!("cannot read: {why}"))?;
         return String::from_utf8(bytes).map_err(|e| {
             format!(
                 "not UTF-8 text (invalid byte at offset {})",

@@ -1112,10 +1112,15 @@ pub fn recognise(
     ))
 }
 
-/// Adds the match and its findings to the audit.
-pub fn apply(audit: &mut Audit, m: VariantMatch) {
-    audit.findings.extend(m.findings.iter().cloned());
-    audit.variant = Some(m);
+/// The platform a host is, from its DMI product name: the built-in (or `--platform-dir`)
+/// platform whose file lists the name in `dmi_names` (whole, case-insensitively) and, where
+/// the file and the host both name one, the system vendor in `dmi_vendors`. Never a guess
+/// from the name's words: [`pick`] says why none matched.
+pub fn platform_of(audit: &Audit, catalog: &crate::platform::Catalog) -> Option<String> {
+    match pick(catalog, audit) {
+        Pick::Picked(p) => Some(p.platform),
+        _ => None,
+    }
 }
 
 /// The match as text: the summary line, then each reported slot and where it landed.

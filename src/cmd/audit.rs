@@ -1,7 +1,8 @@
 //! `laneplan audit` and `laneplan gather`: argument structs and printing only.
 
 use clap::Args;
-use laneplan::host::{self, audit::AuditOptions, render};
+use laneplan::host::{self, audit::AuditOptions};
+use laneplan::render::host as render;
 use miette::{IntoDiagnostic, WrapErr, miette};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -53,17 +54,17 @@ pub fn run(args: AuditArgs, catalog: &super::plan::CatalogArgs) -> miette::Resul
     };
     let src = args.host.source_or_live();
     // A pci.ids named by the user: missing or bad is an error, not a fallback.
-    let mut audit = host::source::audit(&src, args.host.pci_ids.as_deref(), opts)?;
+    let audit = host::source::audit(&src, args.host.pci_ids.as_deref(), opts)?;
     // The platform named, else the one the DMI product name tells (a note when none).
     let cat = catalog.load()?;
     let (variant, note) = laneplan::variant::recognise(&cat, args.platform.as_deref(), &audit)
         .map_err(|e| miette!("{e}"))?;
+    let mut audit = audit;
     audit.findings.extend(note);
     let chosen = variant.as_ref().map(|v| v.chosen()).unwrap_or_default();
-    if let Some(v) = variant {
-        laneplan::variant::apply(&mut audit, v);
-    }
-    let diff = super::plan::against(catalog, args.against.as_deref(), &mut audit, &chosen)?;
+    let matched = variant.as_ref().map(|v| v.platform.as_str());
+    let diff = super::plan::against(catalog, args.against.as_deref(), &audit, matched, &chosen)?;
+    let report = laneplan::audit::HostReport::new(audit, variant, diff);
     let prom_stdout = args
         .prometheus
         .as_deref()
@@ -72,27 +73,27 @@ pub fn run(args: AuditArgs, catalog: &super::plan::CatalogArgs) -> miette::Resul
         return Err(miette!("--json and --prometheus - both want stdout"));
     }
     if let Some(p) = &args.prometheus {
-        laneplan::outfile::write_or_stdout(p, render::prometheus(&audit).as_bytes())
+        laneplan::outfile::write_or_stdout(p, render::prometheus(&report).as_bytes())
             .into_diagnostic()
             .wrap_err_with(|| format!("cannot write {}", p.display()))?;
     }
     let out = if prom_stdout {
         String::new()
     } else if args.json {
-        let mut s = serde_json::to_string_pretty(&audit).into_diagnostic()?;
+        let mut s = serde_json::to_string_pretty(&report).into_diagnostic()?;
         s.push('\n');
         s
     } else {
         let term = super::term();
         // The platform variant before the findings, so the summary line stays the audit's
         // last word on them (the --against diff follows with its own count).
-        let (mut s, findings) = render::text_parts(&audit, args.verbose, &term);
-        if let Some(v) = &audit.variant {
+        let (mut s, findings) = render::text_parts(&report.audit, args.verbose, &term);
+        if let Some(v) = &report.variant {
             s.push_str(&term.wrap(&laneplan::variant::render(v)));
             s.push('\n');
         }
         s.push_str(&findings);
-        if let Some(d) = &diff {
+        if let Some(d) = &report.diff {
             s.push('\n');
             // Wrapped as plain text (names escaped): its table is not painted.
             let plain = laneplan::render::term::Term {
@@ -104,7 +105,7 @@ pub fn run(args: AuditArgs, catalog: &super::plan::CatalogArgs) -> miette::Resul
         s
     };
     print(&out)?;
-    Ok(if audit.has_errors() {
+    Ok(if report.has_errors() {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS

@@ -60,7 +60,7 @@ pub fn bays(args: &BaysArgs, cat: &CatalogArgs) -> Result<ExitCode> {
     let audit = audit_of(args)?;
     let target = match (&args.target, &audit) {
         (Some(t), _) => t.clone(),
-        (None, Some(a)) => laneplan::host::platform_of(a, &catalog).ok_or_else(|| {
+        (None, Some(a)) => laneplan::variant::platform_of(a, &catalog).ok_or_else(|| {
             miette!(
                 help = "name the platform or a build file: `laneplan bays r740xd --sysfs-root DIR`",
                 "cannot tell the platform from the host's DMI product name ({})",

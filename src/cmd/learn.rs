@@ -1,9 +1,9 @@
 //! `laneplan learn`: argument struct and printing only.
 
 use clap::Args;
-use laneplan::host::names::{IdsFile, PciNames};
 use laneplan::host::source::HostSource;
 use laneplan::learn::{self, LearnOptions, LearnedId};
+use laneplan::pciids::{IdsFile, PciNames};
 use miette::{IntoDiagnostic, WrapErr, miette};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -126,9 +126,9 @@ pub fn run(args: LearnArgs, catalog: &super::plan::CatalogArgs) -> miette::Resul
             learn::shown(p)
         ));
     }
-    // A Redfish tree has a chassis and no bus tree: its own mapping (host::redfish_learn).
+    // A Redfish tree has a chassis and no bus tree: its own mapping (learn::redfish).
     let redfish = match &views[..] {
-        [v] => laneplan::host::redfish_learn::learn(&v.audit, &cat, args.id.as_ref()),
+        [v] => laneplan::learn::redfish::learn(&v.audit, &cat, args.id.as_ref()),
         _ => None,
     };
     let learned = match redfish {

@@ -195,11 +195,13 @@ fn option_help(catalog: &Catalog, id: &str, options: &[(String, String)], rest: 
     rest.to_string()
 }
 
-/// `--against BUILD`: the plan's per-bay diff of an audited host, applied to the audit.
+/// `--against BUILD`: the plan's per-bay diff of an audited host (its own value: the audit is
+/// not changed). `matched` is the platform the host matched and `variant` its options.
 pub fn against(
     cat: &CatalogArgs,
     build: Option<&std::path::Path>,
-    audit: &mut laneplan::host::audit::Audit,
+    audit: &laneplan::host::audit::Audit,
+    matched: Option<&str>,
     variant: &[(String, String)],
 ) -> Result<Option<laneplan::against::Diff>> {
     let Some(build) = build else {
@@ -208,8 +210,7 @@ pub fn against(
     let catalog = cat.load()?;
     let (mut file, source) = plan::load_build(build).map_err(miette::Report::new)?;
     // Options the build leaves open take the variant the host matches (riser, front, NPS).
-    let same_platform = audit.variant.as_ref().map(|v| v.platform.as_str())
-        == Some(file.platform.get_ref().as_str());
+    let same_platform = matched == Some(file.platform.get_ref().as_str());
     if same_platform {
         for (k, v) in variant {
             file.options
@@ -218,9 +219,11 @@ pub fn against(
         }
     }
     let report = plan::check_build(&catalog, &file, source).map_err(|e| e.into_report())?;
-    let diff = laneplan::against::diff_in(&report.plan, audit, Some(&catalog));
-    laneplan::against::apply(audit, &diff);
-    Ok(Some(diff))
+    Ok(Some(laneplan::against::diff_in(
+        &report.plan,
+        audit,
+        Some(&catalog),
+    )))
 }
 
 pub fn show(args: &ShowArgs, cat: &CatalogArgs) -> Result<ExitCode> {

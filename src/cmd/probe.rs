@@ -219,7 +219,10 @@ fn mapped_targets(
         a.host.pci_ids.as_deref(),
         laneplan::host::audit::AuditOptions::default(),
     )?;
-    let diff = super::plan::against(catalog, a.against.as_deref(), &mut audit, &[])?;
+    let diff = super::plan::against(catalog, a.against.as_deref(), &audit, None, &[])?;
+    if let Some(d) = &diff {
+        laneplan::audit::with_diff(&mut audit, d);
+    }
     let cat = catalog.load()?;
     let mapped = laneplan::probe::mapped::targets(&audit, diff.as_ref(), &a.dev_root, Some(&cat));
     if a.dry_run {

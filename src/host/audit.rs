@@ -2,9 +2,9 @@
 //! renderer (text, JSON, Prometheus) reads. Returns values and findings; never prints.
 
 use super::model::*;
-use super::names::PciNames;
 use super::tree::{FnKind, LiveTree, min_link};
 use crate::finding::{Code, Finding, Severity, Subject};
+use crate::pciids::PciNames;
 use crate::topology::Topology;
 use serde::Serialize;
 
@@ -159,11 +159,6 @@ pub struct Audit {
     pub subsystems: Vec<NvmeSubsystem>,
     /// Ports with nothing below (empty bays and slots), each with its slot number.
     pub empty_ports: Vec<EmptyPort>,
-    /// Per-bay comparison with a plan (`--against`); empty without one.
-    pub bays: Vec<crate::against::DiffEntry>,
-    /// The platform variant the host matches (`--platform`, or the DMI product name).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub variant: Option<crate::variant::VariantMatch>,
     pub findings: Vec<Finding>,
     /// Slots, devices and drives as a chassis-level source (Redfish) describes them; absent
     /// for sources without one (sysfs, lspci, hwloc).
@@ -490,8 +485,6 @@ pub fn audit(
         drives,
         subsystems: scan.subsystems.clone(),
         empty_ports,
-        bays: Vec::new(),
-        variant: None,
         findings,
         tree,
         topology,
@@ -561,7 +554,7 @@ fn empty_port_findings(ports: &[EmptyPort]) -> Vec<Finding> {
                 format!(
                     " (slot{} {})",
                     if numbers.len() == 1 { "" } else { "s" },
-                    crate::plan::instantiate::compress_ranges(&numbers)
+                    crate::topology::compress_ranges(&numbers)
                 )
             };
             let (where_, subject) = match switch {

@@ -1,9 +1,9 @@
 //! The live host: sysfs reader (configurable root), lspci-dump reader, the live tree as a
-//! [`Topology`](crate::topology::Topology), verdicts, renderers and `gather`.
+//! [`Topology`](crate::topology::Topology), verdicts and `gather`.
 //!
 //! Flow: a reader (`sysfs::read_host` or `lspci::parse`) gives a [`model::HostScan`] plus
 //! findings; [`audit::audit`] builds the tree, judges links, AER and NVMe, and returns an
-//! [`audit::Audit`]; `render` turns it into text, JSON and Prometheus.
+//! [`audit::Audit`]; [`crate::render::host`] turns it into text and Prometheus.
 
 pub mod audit;
 pub mod chassis;
@@ -12,10 +12,10 @@ pub mod gather;
 pub mod hwloc;
 pub mod lspci;
 pub mod model;
-pub mod names;
+use crate::pciids as names;
+pub mod placed;
 pub mod redfish;
-pub mod redfish_learn;
-pub mod render;
+
 pub mod source;
 pub mod sysfs;
 pub mod tree;
@@ -35,7 +35,7 @@ pub fn audit_with(
     opts: audit::AuditOptions,
 ) -> audit::Audit {
     let (scan, findings) = sysfs::read_host(fs);
-    let names = names::for_root(fs, pci_ids);
+    let names = names_for_root(fs, pci_ids);
     audit_scan(fs, &scan, findings, names.as_ref(), opts)
 }
 
@@ -115,13 +115,25 @@ fn audit_lspci_scan(
     )
 }
 
-/// The platform a host is, from its DMI product name: the built-in (or `--platform-dir`)
-/// platform whose file lists the name in `dmi_names` (whole, case-insensitively) and, where
-/// the file and the host both name one, the system vendor in `dmi_vendors`. Never a guess
-/// from the name's words: [`crate::variant::pick`] says why none matched.
-pub fn platform_of(audit: &audit::Audit, catalog: &crate::platform::Catalog) -> Option<String> {
-    match crate::variant::pick(catalog, audit) {
-        crate::variant::Pick::Picked(p) => Some(p.platform),
-        _ => None,
+/// Names for a host: an explicit file, else the host's own pci.ids (read through `fs`, so
+/// inside a capture's root, bounded, and recorded by `gather`), else embedded. Lenient: an
+/// explicit file that cannot be loaded falls back too (the CLI loads it with
+/// [`names::IdsFile::open`](crate::pciids::IdsFile::open) first and stops there).
+pub fn names_for_root(fs: &fs::SysFs, explicit: Option<&Path>) -> Box<dyn names::PciNames> {
+    if let Some(p) = explicit
+        && let Ok(f) = names::IdsFile::open(p)
+    {
+        return Box::new(f);
     }
+    for rel in ["usr/share/misc/pci.ids", "usr/share/hwdata/pci.ids"] {
+        if let Ok(bytes) = fs.read_bytes(rel)
+            && let Some(f) = names::IdsFile::from_text(
+                String::from_utf8_lossy(&bytes).into_owned(),
+                fs.root().join(rel).display().to_string(),
+            )
+        {
+            return Box::new(f);
+        }
+    }
+    Box::new(names::Embedded)
 }

@@ -8,9 +8,9 @@
 
 use super::audit::{self, Audit, AuditOptions};
 use super::model::HostScan;
-use super::names::{self, PciNames};
 use super::{fs, lspci};
 use crate::finding::Finding;
+use crate::pciids::{self as names, PciNames};
 use crate::source::InputError;
 use std::path::{Path, PathBuf};
 
@@ -119,7 +119,7 @@ pub fn read(src: &HostSource, pci_ids: Option<&Path>) -> Result<HostRead, InputE
             let fsys = fs::SysFs::new(root);
             let names: Box<dyn PciNames> = match pci_ids {
                 Some(p) => Box::new(names::IdsFile::open(p)?),
-                None => names::for_root(&fsys, None),
+                None => crate::host::names_for_root(&fsys, None),
             };
             let (scan, findings) = super::sysfs::read_host(&fsys);
             let facts = sysfs_facts(&fsys);

@@ -20,9 +20,10 @@
 use crate::finding::Finding;
 use crate::host::audit::{Audit, AuditOptions, DriveReport, FunctionReport};
 use crate::host::model::{HostScan, SlotCap};
-use crate::host::names::PciNames;
 use crate::host::tree::{FnKind, device_class};
-use crate::host::{fs, lspci, names, sysfs};
+use crate::host::{fs, lspci, sysfs};
+use crate::pciids as names;
+use crate::pciids::PciNames;
 use crate::platform::Catalog;
 use crate::platform::schema::SlotKind;
 use crate::source::InputError;
@@ -32,6 +33,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 mod compare;
+pub mod redfish;
 #[doc(hidden)]
 pub mod roundtrip;
 mod sockets;
@@ -219,7 +221,7 @@ pub struct HostView {
 /// opens a user's `--pci-ids` with [`names::IdsFile::open`] and uses [`read_sysfs_with`]).
 pub fn read_sysfs(root: &Path, pci_ids: Option<&Path>) -> HostView {
     let fsys = fs::SysFs::new(root);
-    let names = names::for_root(&fsys, pci_ids);
+    let names = crate::host::names_for_root(&fsys, pci_ids);
     read_sysfs_in(&fsys, names.as_ref())
 }
 
@@ -229,7 +231,7 @@ pub fn read_sysfs_with(root: &Path, names: Option<&dyn PciNames>) -> HostView {
     match names {
         Some(n) => read_sysfs_in(&fsys, n),
         None => {
-            let n = names::for_root(&fsys, None);
+            let n = crate::host::names_for_root(&fsys, None);
             read_sysfs_in(&fsys, n.as_ref())
         }
     }

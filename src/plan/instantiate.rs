@@ -13,6 +13,7 @@ use crate::pcie::{Gen, LinkRate};
 use crate::platform::schema::*;
 use crate::platform::{Catalog, Part, Platform, SlotKindInfo};
 use crate::source::SourceFile;
+pub use crate::topology::compress_ranges;
 use crate::topology::*;
 use foldhash::{HashMap, HashMapExt};
 use petgraph::stable_graph::NodeIndex;
@@ -1242,25 +1243,6 @@ fn bay_interface_help(bays: &BTreeMap<u32, BayInfo>, iface: Interface) -> String
     } else {
         format!("{} bays: {}", iface.name(), compress_ranges(&ok))
     }
-}
-
-/// `[0,1,2,5]` -> `0-2, 5`.
-pub fn compress_ranges(v: &[crate::topology::BayNumber]) -> String {
-    let mut out: Vec<String> = Vec::new();
-    let mut i = 0;
-    while i < v.len() {
-        let mut j = i;
-        while j + 1 < v.len() && v[j + 1] == v[j] + 1 {
-            j += 1;
-        }
-        out.push(if i == j {
-            v[i].to_string()
-        } else {
-            format!("{}-{}", v[i], v[j])
-        });
-        i = j + 1;
-    }
-    out.join(", ")
 }
 
 fn unknown_part(catalog: &Catalog, id: &str, loc: Location) -> Finding {

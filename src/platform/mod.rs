@@ -153,7 +153,7 @@ impl Part {
     /// The vendors of its PCI ids (`15b3` -> `Mellanox Technologies`, from the embedded
     /// pci.ids), each once.
     pub fn vendors(&self) -> Vec<String> {
-        use crate::host::names::PciNames;
+        use crate::pciids::PciNames;
         let mut out: Vec<String> = Vec::new();
         for p in &self.def.pci {
             let Some(v) =
@@ -164,7 +164,7 @@ impl Part {
             else {
                 continue;
             };
-            if let Some(name) = crate::host::names::Embedded.vendor(v)
+            if let Some(name) = crate::pciids::Embedded.vendor(v)
                 && !out.contains(&name)
             {
                 out.push(name);

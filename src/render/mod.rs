@@ -5,6 +5,7 @@ pub mod bays_text;
 pub mod diag;
 pub mod dot;
 pub mod flow;
+pub mod host;
 pub mod json;
 pub mod text;
 pub mod textfit;

@@ -183,7 +183,7 @@ fn against_capture(rel: &str, build: &str) -> (laneplan::host::audit::Audit, aga
     let catalog = Catalog::builtin().unwrap();
     let report = plan::check_build_file(&catalog, &root().join(build)).unwrap();
     let d = against::diff_in(&report.plan, &audit, Some(&catalog));
-    against::apply(&mut audit, &d);
+    laneplan::audit::with_diff(&mut audit, &d);
     (audit, d)
 }
 

@@ -6,10 +6,10 @@ use laneplan::finding::Code;
 use common::*;
 use laneplan::host::audit::{Audit, AuditOptions, LinkStatus};
 use laneplan::host::model::LinkState;
-use laneplan::host::render::{self, TreeStyle};
 use laneplan::host::tree::FnKind;
 use laneplan::host::{self};
 use laneplan::pcie::Gen;
+use laneplan::render::host::{self as render, TreeStyle};
 use std::path::Path;
 
 fn audit(root: &Path) -> Audit {
@@ -99,7 +99,7 @@ fn plx_capture_two_switches_and_the_x722_note() {
         .collect();
     assert_eq!(switches, ["0000:18:00.0", "0000:3b:00.0"]);
     // The report names the part (PEX device ids are part numbers).
-    let text = laneplan::host::render::text(&a);
+    let text = laneplan::render::host::text(&a);
     for sw in &switches {
         assert!(
             text.contains(&format!(

@@ -206,7 +206,7 @@ fn gather_of_a_real_capture_replays_and_is_small() {
     tar::Archive::new(flate2::read::GzDecoder::new(f))
         .unpack(&un)
         .unwrap();
-    let text = |r: &Path| laneplan::host::render::text(&audit(r));
+    let text = |r: &Path| laneplan::render::host::text(&audit(r));
     assert_eq!(text(&root), text(&un));
     // lspci agrees with the replay too.
     assert_eq!(
@@ -445,7 +445,7 @@ fn lspci_json(bytes: &[u8]) -> serde_json::Value {
     let (scan, findings) = host::lspci::parse_bytes(bytes, "dump").unwrap();
     let a = host::audit::audit(
         &scan,
-        &host::names::Embedded,
+        &laneplan::pciids::Embedded,
         "lspci:dump",
         AuditOptions::default(),
         findings,

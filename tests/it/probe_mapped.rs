@@ -93,7 +93,7 @@ fn a_mapped_run_probes_each_namespace_beside_its_ceiling() {
         laneplan::host::audit::AuditOptions::default(),
     );
     let diff = laneplan::against::diff(&report.plan, &audit);
-    laneplan::against::apply(&mut audit, &diff);
+    laneplan::audit::with_diff(&mut audit, &diff);
     let targets: Vec<_> = mapped::targets(&audit, Some(&diff), dev.path(), Some(&catalog))
         .into_iter()
         .map(|m| m.target)

@@ -1236,7 +1236,7 @@ fn a_product_name_is_matched_whole_never_by_its_words() {
     }
     // The bays command takes the same pick: no platform, no guess.
     a.product = Some("Custom r7515 clone".into());
-    assert_eq!(laneplan::host::platform_of(&a, &catalog), None);
+    assert_eq!(laneplan::variant::platform_of(&a, &catalog), None);
 }
 
 #[test]

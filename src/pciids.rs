@@ -1,7 +1,6 @@
 //! Vendor and device names. The host's own `pci.ids` wins when present, so names match what
 //! `lspci` prints on that host; otherwise the database embedded by the `pci-ids` crate.
 
-use super::fs::SysFs;
 use crate::source::InputError;
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -67,6 +66,13 @@ pub struct IdsFile {
 }
 
 impl IdsFile {
+    /// The names in `text` (a pci.ids file read from `source`), or `None` when it names no
+    /// vendor (an empty or foreign file).
+    pub fn from_text(text: String, source: String) -> Option<Self> {
+        let f = Self::index(text, source);
+        (!f.vendors.is_empty()).then_some(f)
+    }
+
     pub fn parse(text: &str, path: impl Into<String>) -> IdsFile {
         Self::index(text.to_string(), path.into())
     }
@@ -120,7 +126,7 @@ impl IdsFile {
     /// line is an error, never a silent fallback to other names.
     pub fn open(path: &Path) -> Result<IdsFile, InputError> {
         let name = path.display().to_string();
-        let bytes = super::fs::read_input(path, super::fs::PCI_IDS_CAP)
+        let bytes = crate::bounded::read_input(path, crate::bounded::PCI_IDS_CAP)
             .map_err(|why| InputError::unreadable(&name, &why))?;
         let f = Self::index(String::from_utf8_lossy(&bytes).into_owned(), name.clone());
         if f.vendors.is_empty() {
@@ -171,30 +177,6 @@ impl PciNames for IdsFile {
     fn source(&self) -> String {
         self.path.clone()
     }
-}
-
-/// Names for a host: an explicit file, else the host's own pci.ids (read through `fs`, so
-/// inside a capture's root, bounded, and recorded by `gather`), else embedded. Lenient: an
-/// explicit file that cannot be loaded falls back too (the CLI loads it with
-/// [`IdsFile::open`] first and stops there).
-pub fn for_root(fs: &SysFs, explicit: Option<&Path>) -> Box<dyn PciNames> {
-    if let Some(p) = explicit
-        && let Ok(f) = IdsFile::open(p)
-    {
-        return Box::new(f);
-    }
-    for rel in ["usr/share/misc/pci.ids", "usr/share/hwdata/pci.ids"] {
-        if let Ok(bytes) = fs.read_bytes(rel) {
-            let f = IdsFile::index(
-                String::from_utf8_lossy(&bytes).into_owned(),
-                fs.root().join(rel).display().to_string(),
-            );
-            if !f.vendors.is_empty() {
-                return Box::new(f);
-            }
-        }
-    }
-    Box::new(Embedded)
 }
 
 #[cfg(test)]

@@ -1,9 +1,10 @@
 //! Views of an [`Audit`]: the `lspci -tv`-style tree with links, the drive table, findings,
 //! and the Prometheus textfile. (JSON is the serde form of `Audit`.)
 
-use super::audit::{Audit, LinkStatus};
-use super::model::LinkState;
-use super::tree::LiveTree;
+use crate::against::DiffEntry;
+use crate::host::audit::{Audit, LinkStatus};
+use crate::host::model::LinkState;
+use crate::host::tree::LiveTree;
 use crate::term::Term;
 use std::fmt::Write as _;
 
@@ -256,9 +257,9 @@ pub fn drive_table_in(a: &Audit, term: &Term) -> String {
 }
 
 /// Findings in the one style (`error[LP0302]: message`, `  --> node`, `  = help: ...`)
-/// and the summary line ([`crate::render::diag`]).
+/// and the summary line ([`super::diag`]).
 pub fn findings(a: &Audit) -> String {
-    crate::render::diag::findings(&a.findings, None, false)
+    super::diag::findings(&a.findings, None, false)
 }
 
 /// The full text report.
@@ -322,18 +323,18 @@ pub fn text_parts(a: &Audit, verbose: bool, term: &Term) -> (String, String) {
         s.push_str("\n\n");
     }
     if !a.disks.is_empty() {
-        s.push_str(&term.fit(&super::hwloc::render_disks(&a.disks)));
+        s.push_str(&term.fit(&crate::host::hwloc::render_disks(&a.disks)));
         s.push('\n');
     }
     if let Some(ch) = &a.chassis {
-        s.push_str(&term.fit(&super::chassis::render(ch)));
+        s.push_str(&term.fit(&crate::host::chassis::render(ch)));
         s.push('\n');
     }
     if verbose && !a.empty_ports.is_empty() {
         s.push_str(&term.wrap(&empty_ports(a)));
         s.push('\n');
     }
-    (s, crate::render::text::findings_in(&a.findings, None, term))
+    (s, super::text::findings_in(&a.findings, None, term))
 }
 
 /// The part a switch is, from its ids: PLX/Broadcom PEX device ids are the part numbers
@@ -347,10 +348,10 @@ pub fn switch_part(ids: &str, name: &str) -> String {
 
 /// One line per PCIe switch: its part, uplink, and downstream ports with their links.
 fn switches(a: &Audit) -> String {
-    use super::tree::FnKind;
+    use crate::host::tree::FnKind;
     let mut out = String::new();
     for f in a.functions.iter().filter(|f| f.kind == FnKind::Switch) {
-        let ports: Vec<&super::audit::FunctionReport> = a
+        let ports: Vec<&crate::host::audit::FunctionReport> = a
             .functions
             .iter()
             .filter(|p| p.kind == FnKind::SwitchPort && p.parent.as_deref() == Some(&f.bdf))
@@ -419,7 +420,7 @@ struct Names<'a> {
     model: &'a str,
 }
 
-fn names_of<'a>(a: &'a Audit, f: &'a super::audit::FunctionReport) -> Names<'a> {
+fn names_of<'a>(a: &'a Audit, f: &'a crate::host::audit::FunctionReport) -> Names<'a> {
     let drive = a.drives.iter().find(|d| d.bdf.as_deref() == Some(&f.bdf));
     let device = drive
         .and_then(|d| d.namespaces.first().map(|n| n.name.as_str()))
@@ -434,11 +435,14 @@ fn names_of<'a>(a: &'a Audit, f: &'a super::audit::FunctionReport) -> Names<'a> 
     }
 }
 
-fn function_labels(a: &Audit, f: &super::audit::FunctionReport) -> String {
+fn function_labels(
+    a: &Audit,
+    bays: &[DiffEntry],
+    f: &crate::host::audit::FunctionReport,
+) -> String {
     let n = names_of(a, f);
     // The bay number of the diff entry that found this function (as in the place series).
-    let bay = a
-        .bays
+    let bay = bays
         .iter()
         .find(|e| e.bdf.as_deref() == Some(&f.bdf))
         .and_then(|e| e.bay)
@@ -464,7 +468,7 @@ fn family(s: &mut String, name: &str, kind: &str, help: &str) {
 /// The families of the newer sources: hwloc's current link in bytes per second per
 /// function, and per Redfish device the link in use, its maximum and whether it is below it.
 /// Present only for those sources.
-fn source_families(a: &Audit, s: &mut String) {
+fn source_families(a: &Audit, bays: &[DiffEntry], s: &mut String) {
     let gbs: Vec<_> = a
         .functions
         .iter()
@@ -479,11 +483,11 @@ fn source_families(a: &Audit, s: &mut String) {
             "Current PCIe link in bytes per second as hwloc reports it (no maximum known).",
         );
         for (f, v) in gbs {
-            let _ = writeln!(s, "{name}{{{}}} {}", function_labels(a, f), v * 1e9);
+            let _ = writeln!(s, "{name}{{{}}} {}", function_labels(a, bays, f), v * 1e9);
         }
     }
     let Some(ch) = &a.chassis else { return };
-    type Get = fn(&super::chassis::ChassisDevice) -> Option<f64>;
+    type Get = fn(&crate::host::chassis::ChassisDevice) -> Option<f64>;
     let fams: [(&str, &str, Get); 5] = [
         (
             "laneplan_chassis_link_speed_transfers_per_second",
@@ -544,15 +548,17 @@ fn esc(v: &str) -> String {
 /// per second, bytes per second); one label set per family whatever the flags and source
 /// ([`FUNCTION_LABELS`], [`PLACE_LABELS`], [`CHASSIS_LABELS`]: unknown values empty);
 /// `# HELP` and `# TYPE` before every family, one series per label set, a final newline.
-pub fn prometheus(a: &Audit) -> String {
+pub fn prometheus(r: &crate::audit::HostReport) -> String {
+    let a = &r.audit;
+    let bays: &[DiffEntry] = r.diff.as_ref().map_or(&[], |d| &d.entries);
     let mut s = String::new();
-    let rows: Vec<(String, &super::audit::FunctionReport)> = a
+    let rows: Vec<(String, &crate::host::audit::FunctionReport)> = a
         .functions
         .iter()
         .filter(|f| f.link.is_some() || f.link_max.is_some() || f.aer.is_some())
-        .map(|f| (function_labels(a, f), f))
+        .map(|f| (function_labels(a, bays, f), f))
         .collect();
-    type Get = fn(&super::audit::FunctionReport) -> Option<f64>;
+    type Get = fn(&crate::host::audit::FunctionReport) -> Option<f64>;
     let gauges: [(&str, &str, Get); 5] = [
         (
             "laneplan_pcie_link_speed_transfers_per_second",
@@ -615,7 +621,7 @@ pub fn prometheus(a: &Audit) -> String {
             }
         }
     }
-    source_families(a, &mut s);
+    source_families(a, bays, &mut s);
     // The plan diff: one series per place, 1, its status a label (no series without a plan).
     let name = "laneplan_plan_place_status";
     family(
@@ -624,7 +630,7 @@ pub fn prometheus(a: &Audit) -> String {
         "gauge",
         "1 per place of the --against diff, labelled with its status (ok, missing, wrong-part, ...).",
     );
-    for e in &a.bays {
+    for e in bays {
         let f = e
             .bdf
             .as_deref()
@@ -652,7 +658,7 @@ pub fn prometheus(a: &Audit) -> String {
         "gauge",
         "Findings of the last audit by severity.",
     );
-    let (e, w, n) = super::audit::counts(&a.findings);
+    let (e, w, n) = crate::host::audit::counts(&a.findings);
     for (sev, v) in [("error", e), ("warning", w), ("note", n)] {
         let _ = writeln!(s, "{name}{{severity=\"{sev}\"}} {v}");
     }
