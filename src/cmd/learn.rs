@@ -77,46 +77,7 @@ pub fn run(args: LearnArgs, catalog: &super::plan::CatalogArgs) -> miette::Resul
         None => None,
     };
     let names = ids.as_ref().map(|i| i as &dyn PciNames);
-    let mut views = Vec::new();
-    let one_source = match (&args.redfish, &args.hwloc_xml) {
-        (Some(d), _) => Some(HostSource::Redfish(d.clone())),
-        (None, Some(f)) => Some(HostSource::HwlocXml(f.clone())),
-        (None, None) => None,
-    };
-    if let Some(src) = &one_source {
-        // Every source through the one bounded reader (host::source).
-        let read = laneplan::host::source::read(src, args.pci_ids.as_deref())?;
-        views.push(learn::HostView {
-            audit: laneplan::host::source::audit_read(&read, Default::default()),
-            cpu: read.facts.cpu_model.clone(),
-            sockets: None,
-            source: read.source.clone(),
-            scan: read.scan,
-        });
-    } else if !args.lspci.is_empty() {
-        for p in &args.lspci {
-            views.push(learn::read_lspci_file(p, names)?);
-        }
-    } else {
-        let roots = match (args.sysfs_root.is_empty(), args.host) {
-            (false, _) => args.sysfs_root.clone(),
-            (true, true) => vec![PathBuf::from("/")],
-            (true, false) => {
-                return Err(miette!(
-                    "say what to learn from: --host, --sysfs-root DIR or --lspci FILE (or --redfish DIR, --hwloc-xml FILE)"
-                ));
-            }
-        };
-        for root in roots {
-            if !root.join("sys").is_dir() {
-                return Err(miette!(
-                    "{} has no sys/ directory: not a host root or a gathered capture",
-                    root.display()
-                ));
-            }
-            views.push(learn::read_sysfs_with(&root, names));
-        }
-    }
+    let views = read_views(&args, names)?;
     let cat = catalog.load()?;
     if let Some(p) = &args.platform
         && cat.platform(p).is_none()
@@ -166,60 +127,120 @@ pub fn run(args: LearnArgs, catalog: &super::plan::CatalogArgs) -> miette::Resul
         });
         outln!("{}", serde_json::to_string_pretty(&doc).into_diagnostic()?);
     } else {
-        if !findings.is_empty() {
-            eout!(
-                "{}",
-                laneplan::render::text::findings_in(&findings, None, &super::term())
-            );
-        }
-        let s = &learned.summary;
-        let bold = if super::term().paints() {
-            anstyle::Style::new().bold()
-        } else {
-            anstyle::Style::new()
-        };
-        let line = format!(
-            "Learned {bold}{}{bold:#} from {} capture{}: {} sockets ({}), {} NUMA nodes, {} root complexes, {} slots, {} switches, {} bays, {} onboard devices; parts: {} from the catalogue, {} new, {} planned in the build; {} root ports led nowhere",
-            learned.id.as_str(),
-            s.captures,
-            if s.captures == 1 { "" } else { "s" },
-            s.sockets,
-            s.sockets_from,
-            s.numa_nodes,
-            s.root_complexes,
-            s.slots,
-            s.switches,
-            s.bays,
-            s.builtins,
-            s.parts_reused,
-            s.parts_new,
-            s.planned,
-            s.skipped_ports
-        );
-        // The id is a checked plain id; the line's only SGR is its bold.
-        outln!("{}", super::term().wrap_painted(&line));
-        for n in &learned.notes {
-            outln!("{}", super::term().wrap(&format!("note: {n}")));
-        }
-        for f in &files {
-            outln!(
-                "  wrote {}",
-                laneplan::learn::shown(&f.display().to_string())
-            );
-        }
-        if let Some(d) = &learned.differences {
-            outln!("{}", super::term().wrap(&learn::render_differences(d)));
-        }
-        let plat = args.out.join("platform");
-        outln!(
-            "Check it: laneplan --platform-dir {} check {}",
-            learn::shown(&plat.display().to_string()),
-            learn::shown(&args.out.join("build.toml").display().to_string())
-        );
+        print_text(&args, &learned, &files, &findings);
     }
     Ok(if laneplan::finding::has_errors(&findings) {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// The host views to learn from: one Redfish tree or hwloc XML, the lspci dumps, or the
+/// sysfs roots (`--host`: `/`), each read through its bounded reader.
+fn read_views(
+    args: &LearnArgs,
+    names: Option<&dyn PciNames>,
+) -> miette::Result<Vec<learn::HostView>> {
+    let mut views = Vec::new();
+    let one_source = match (&args.redfish, &args.hwloc_xml) {
+        (Some(d), _) => Some(HostSource::Redfish(d.clone())),
+        (None, Some(f)) => Some(HostSource::HwlocXml(f.clone())),
+        (None, None) => None,
+    };
+    if let Some(src) = &one_source {
+        // Every source through the one bounded reader (host::source).
+        let read = laneplan::host::source::read(src, args.pci_ids.as_deref())?;
+        views.push(learn::HostView {
+            audit: laneplan::host::source::audit_read(&read, Default::default()),
+            cpu: read.facts.cpu_model.clone(),
+            sockets: None,
+            source: read.source.clone(),
+            scan: read.scan,
+        });
+    } else if !args.lspci.is_empty() {
+        for p in &args.lspci {
+            views.push(learn::read_lspci_file(p, names)?);
+        }
+    } else {
+        let roots = match (args.sysfs_root.is_empty(), args.host) {
+            (false, _) => args.sysfs_root.clone(),
+            (true, true) => vec![PathBuf::from("/")],
+            (true, false) => {
+                return Err(miette!(
+                    "say what to learn from: --host, --sysfs-root DIR or --lspci FILE (or --redfish DIR, --hwloc-xml FILE)"
+                ));
+            }
+        };
+        for root in roots {
+            if !root.join("sys").is_dir() {
+                return Err(miette!(
+                    "{} has no sys/ directory: not a host root or a gathered capture",
+                    root.display()
+                ));
+            }
+            views.push(learn::read_sysfs_with(&root, names));
+        }
+    }
+    Ok(views)
+}
+
+/// The text report: findings on stderr, the summary line, notes, the files written, the
+/// differences from the built-in platform and the command that checks the result.
+fn print_text(
+    args: &LearnArgs,
+    learned: &learn::Learned,
+    files: &[PathBuf],
+    findings: &[laneplan::finding::Finding],
+) {
+    if !findings.is_empty() {
+        eout!(
+            "{}",
+            laneplan::render::text::findings_in(findings, None, &super::term())
+        );
+    }
+    let s = &learned.summary;
+    let bold = if super::term().paints() {
+        anstyle::Style::new().bold()
+    } else {
+        anstyle::Style::new()
+    };
+    let line = format!(
+        "Learned {bold}{}{bold:#} from {} capture{}: {} sockets ({}), {} NUMA nodes, {} root complexes, {} slots, {} switches, {} bays, {} onboard devices; parts: {} from the catalogue, {} new, {} planned in the build; {} root ports led nowhere",
+        learned.id.as_str(),
+        s.captures,
+        if s.captures == 1 { "" } else { "s" },
+        s.sockets,
+        s.sockets_from,
+        s.numa_nodes,
+        s.root_complexes,
+        s.slots,
+        s.switches,
+        s.bays,
+        s.builtins,
+        s.parts_reused,
+        s.parts_new,
+        s.planned,
+        s.skipped_ports
+    );
+    // The id is a checked plain id; the line's only SGR is its bold.
+    outln!("{}", super::term().wrap_painted(&line));
+    for n in &learned.notes {
+        outln!("{}", super::term().wrap(&format!("note: {n}")));
+    }
+    for f in files {
+        outln!(
+            "  wrote {}",
+            laneplan::learn::shown(&f.display().to_string())
+        );
+    }
+    if let Some(d) = &learned.differences {
+        outln!("{}", super::term().wrap(&learn::render_differences(d)));
+    }
+    let plat = args.out.join("platform");
+    outln!(
+        "Check it: laneplan --platform-dir {} check {}",
+        learn::shown(&plat.display().to_string()),
+        learn::shown(&args.out.join("build.toml").display().to_string())
+    );
 }
