@@ -617,9 +617,20 @@ fn capture(host: &HostView) -> Capture<'_> {
             shares_number: false,
         });
     }
-    // Two ports reporting one physical slot number (an integrated controller and the slot
-    // beside it): the first by address keeps "Slot N", a card-less port yielding to one
-    // with a card; the others are onboard positions.
+    mark_shared_numbers(&mut rcs);
+    let integrated = integrated_devices(&funcs);
+    Capture {
+        rcs,
+        integrated,
+        skipped,
+        kids: tree,
+    }
+}
+
+/// Two ports reporting one physical slot number (an integrated controller and the slot
+/// beside it): the first by address keeps "Slot N", a card-less port yielding to one with a
+/// card; the others are onboard positions.
+fn mark_shared_numbers(rcs: &mut [Rc]) {
     let mut by_number: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
     for (i, rc) in rcs.iter().enumerate() {
         if let Holds::Slot {
@@ -639,10 +650,14 @@ fn capture(host: &HostView) -> Capture<'_> {
             rcs[i].shares_number = i != keep;
         }
     }
+}
 
-    // Devices integrated on a root bus (no port above them), other than bridges and the
-    // CPU's or chipset's own functions (a host bridge's vendor with no storage, network or
-    // display class): a virtual machine's virtio devices, for one.
+/// Devices integrated on a root bus (no port above them), other than bridges and the CPU's
+/// or chipset's own functions (a host bridge's vendor with no storage, network or display
+/// class): a virtual machine's virtio devices, for one; by root bus.
+fn integrated_devices<'a>(
+    funcs: &[&'a FunctionReport],
+) -> BTreeMap<String, Vec<&'a FunctionReport>> {
     let host_vendors: BTreeSet<&str> = funcs
         .iter()
         .filter(|h| h.class.as_deref().is_some_and(|c| c.starts_with("0x0600")))
@@ -660,12 +675,7 @@ fn capture(host: &HostView) -> Capture<'_> {
             integrated.entry(f.root_bus.clone()).or_default().push(f);
         }
     }
-    Capture {
-        rcs,
-        integrated,
-        skipped,
-        kids: tree,
-    }
+    integrated
 }
 
 /// A storage controller (RAID, HBA): what sits integrated beside a slot of the same number.
