@@ -120,6 +120,7 @@ pub fn platform(n_devices: usize) -> Topology {
                     NodeKind::SwitchPort {
                         width: 8,
                         generation: Gen::G4,
+                        number: Some(p),
                     },
                 ))
                 .expect("fresh id");
@@ -143,6 +144,7 @@ pub fn platform(n_devices: usize) -> Topology {
                         NodeKind::SwitchPort {
                             width: 4,
                             generation: Gen::G4,
+                            number: Some(q),
                         },
                     ))
                     .expect("fresh id");
@@ -216,6 +218,7 @@ pub fn from_spec(spec: &TreeSpec) -> Topology {
             NodeKind::Switch { .. } => NodeKind::SwitchPort {
                 width: w,
                 generation: g,
+                number: None,
             },
             _ => NodeKind::RootPort {
                 width: w,

@@ -177,6 +177,11 @@ pub enum NodeKind {
     SwitchPort {
         width: u8,
         generation: Gen,
+        /// The downstream port's number on its switch (`Downstream port 3`), where the plan
+        /// numbers it; `None` for an uplink port and a live port. Not serialised (the label
+        /// says it).
+        #[serde(skip)]
+        number: Option<u32>,
     },
     /// A PCI bridge that is neither a root port nor a switch port (live only).
     Bridge,
@@ -186,7 +191,12 @@ pub enum NodeKind {
         mechanical: u8,
     },
     Backplane,
-    Cable,
+    /// A cable from a bifurcated slot's lanes to a bay: `port` is its x4 group on the card
+    /// (0-based), the number people read (`Port 0`); not serialised (the label says it).
+    Cable {
+        #[serde(skip)]
+        port: u8,
+    },
     Bay {
         number: BayNumber,
     },
@@ -210,7 +220,7 @@ impl NodeKind {
             NodeKind::Riser => "riser",
             NodeKind::Slot { .. } => "slot",
             NodeKind::Backplane => "backplane",
-            NodeKind::Cable => "cable",
+            NodeKind::Cable { .. } => "cable",
             NodeKind::Bay { .. } => "bay",
             NodeKind::Device { .. } => "device",
         }

@@ -10,7 +10,7 @@
 
 pub mod geometry;
 
-use crate::finding::{Code, Finding, Severity};
+use crate::finding::{Code, Finding, Severity, Subject};
 use crate::pcie::LinkRate;
 use crate::plan::Report;
 use crate::plan::instantiate::{BayInfo, Plan, SlotInfo, compress_ranges};
@@ -660,41 +660,24 @@ fn finding_text(f: &Finding) -> String {
     }
 }
 
-fn node_path(f: &Finding) -> Vec<&str> {
-    f.location
-        .node
-        .as_deref()
-        .map(|n| n.split(" > ").collect())
-        .unwrap_or_default()
-}
-
-/// Does a finding concern bay `n`? Its subject, else the bay node on its topology path.
+/// Does a finding concern bay `n`? Its subject says (a finding without one is a note).
 fn finding_is_about_bay(f: &Finding, n: u32) -> bool {
-    if let Some(s) = &f.subject {
-        return *s == crate::finding::Subject::Bay { number: n };
-    }
-    let label = format!("Bay {n}");
-    node_path(f).contains(&label.as_str())
+    f.subject == Some(Subject::Bay { number: n })
 }
 
-/// Does a finding concern the slot (or the card in it)?
-fn finding_is_about_slot(f: &Finding, s: &SlotInfo, rc_label: &str, socket_label: &str) -> bool {
+/// Does a finding concern the slot (or the card in it)? Its subject says: the slot, a set of
+/// slots holding it, or the slot's root complex when the slot holds a card (a root complex
+/// over budget concerns every card on it).
+fn finding_is_about_slot(f: &Finding, s: &SlotInfo) -> bool {
     let id = s.def.id.get_ref();
     match &f.subject {
-        Some(crate::finding::Subject::Slot { id: x }) => return x == id,
-        Some(crate::finding::Subject::Slots { ids }) => return ids.contains(id),
-        Some(_) => return false,
-        None => {}
+        Some(Subject::Slot { id: x }) => x == id,
+        Some(Subject::Slots { ids }) => ids.contains(id),
+        Some(Subject::RootComplex { id: rc }) => {
+            rc == s.def.root_complex.get_ref() && s.card.is_some()
+        }
+        _ => false,
     }
-    let path = node_path(f);
-    if path.contains(&s.def.label.as_str()) {
-        return true;
-    }
-    // A root complex over budget (`CPU1 > CPU1 PCIe stack 3`): every card on it.
-    if path == [socket_label, rc_label] && s.card.is_some() {
-        return true;
-    }
-    false
 }
 
 fn socket_labels(t: &Topology) -> BTreeMap<u8, (String, Vec<u32>)> {
@@ -788,10 +771,13 @@ fn bay_path(t: &Topology, info: &BayInfo, plan: &Plan) -> Vec<String> {
                 | NodeKind::Slot { .. }
                 | NodeKind::Switch { .. }
                 | NodeKind::Backplane => out.push(n.label.clone()),
-                NodeKind::SwitchPort { .. } | NodeKind::Cable => {
-                    // `Port 0 (x4 from the bifurcated slot)` -> `Port 0`.
-                    out.push(n.label.split(" (").next().unwrap_or(&n.label).to_string())
-                }
+                // The label says more (the bay, where the lanes come from); the path names the
+                // port by its number.
+                NodeKind::SwitchPort {
+                    number: Some(k), ..
+                } => out.push(format!("Downstream port {k}")),
+                NodeKind::SwitchPort { number: None, .. } => out.push(n.label.clone()),
+                NodeKind::Cable { port } => out.push(format!("Port {port}")),
                 NodeKind::Device { .. } => out.push(n.label.clone()),
                 NodeKind::RootPort { width, .. } if info.group.via == Via::Direct => {
                     out.push(format!("x{width} root port"))
@@ -1175,10 +1161,9 @@ fn slot_view(report: &Report, s: &SlotInfo, sockets: &SocketLabels, used: &mut [
         .get(s.def.root_complex.get_ref())
         .map(|r| r.label.clone())
         .unwrap_or_else(|| s.def.root_complex.get_ref().clone());
-    let sl = socket_label_of(sockets, socket).unwrap_or_default();
     let mut problems = Vec::new();
     for (i, f) in report.findings.iter().enumerate() {
-        if finding_is_about_slot(f, s, &rc_label, &sl) {
+        if finding_is_about_slot(f, s) {
             used[i] = true;
             problems.push(finding_text(f));
         }

@@ -626,7 +626,9 @@ fn downtrain(
             }
         }
         if let NodeKind::RootPort { width, generation }
-        | NodeKind::SwitchPort { width, generation } = n.kind
+        | NodeKind::SwitchPort {
+            width, generation, ..
+        } = n.kind
         {
             if held.is_none() {
                 held = Some(format!("{} ({generation} x{width})", n.label));

@@ -343,6 +343,7 @@ impl LiveTree {
                 FnKind::SwitchPort => NodeKind::SwitchPort {
                     width: w,
                     generation: g,
+                    number: None,
                 },
                 FnKind::Switch => NodeKind::Switch {
                     part: Some(self.names[i].clone()),

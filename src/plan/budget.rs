@@ -42,6 +42,9 @@ pub struct RootComplexBudget {
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct SocketBudget {
+    /// The socket's index (0-based), what findings about it name.
+    #[serde(skip)]
+    pub index: u8,
     pub id: String,
     pub label: String,
     pub lanes: u16,
@@ -70,7 +73,7 @@ pub fn budget(plan: &Plan) -> Budget {
     let (mut nvme_lanes, mut nvme_drives) = (0u16, 0u16);
     for s in t.sockets() {
         let node = t.node(s);
-        let NodeKind::Socket { lanes, .. } = node.kind else {
+        let NodeKind::Socket { lanes, index, .. } = node.kind else {
             continue;
         };
         let mut rcs = Vec::new();
@@ -113,6 +116,7 @@ pub fn budget(plan: &Plan) -> Budget {
             });
         }
         sockets.push(SocketBudget {
+            index,
             id: node.id.clone(),
             label: node.label.clone(),
             lanes,

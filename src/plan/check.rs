@@ -5,6 +5,7 @@ use super::budget::Budget;
 use super::instantiate::Plan;
 use crate::finding::{Code, Finding, Location, Subject};
 use crate::topology::{DeviceClass, Link, NodeKind};
+use petgraph::stable_graph::NodeIndex;
 
 /// What every rule reads: the plan, its lane budget and the build file's name.
 pub struct Ctx<'a> {
@@ -101,6 +102,7 @@ fn rc_budget(cx: &Ctx) -> Vec<Finding> {
                         "these share its lanes: {}; move a card to a slot on another root complex",
                         users.join(", ")
                     ))
+                    .about(Subject::RootComplex { id: rc.id.clone() })
                     .at(Location {
                         node: Some(format!("{} > {}", s.label, rc.label)),
                         ..last_card_on(plan, &rc.id).unwrap_or_else(|| cx.at_file())
@@ -125,6 +127,7 @@ fn socket_budget(cx: &Ctx) -> Vec<Finding> {
                         s.label, s.used, s.lanes
                     ),
                 )
+                .about(Subject::Socket { index: s.index })
                 .at(Location {
                     node: Some(s.label.clone()),
                     ..cx.at_file()
@@ -183,6 +186,9 @@ fn bifurcation(cx: &Ctx) -> Vec<Finding> {
                     ),
                 )
                 .with_help("put bridge extender cards in x16 slots, or use the switch variant")
+                .about(Subject::Slot {
+                    id: info.def.id.get_ref().clone(),
+                })
                 .at(Location {
                     node: Some(t.describe_path(*card)),
                     ..info.card_loc.clone()
@@ -345,15 +351,34 @@ fn generation_drops(cx: &Ctx) -> Vec<Finding> {
             node: Some(t.describe_path(d)),
             ..cx.at_file()
         });
-        if let Some(b) = bay {
-            f = f.about(Subject::Bay { number: b });
-        }
+        f = f.about(drop_subject(plan, d, bay));
         if let Some(u) = upgrade {
             f = f.with_help(format!("fit {u} to run it at {}", max.generation));
         }
         out.push(f);
     }
     out
+}
+
+/// What a generation drop is about: the bay the device sits in, else the slot above it,
+/// else the device's node.
+fn drop_subject(plan: &Plan, d: NodeIndex, bay: Option<u32>) -> Subject {
+    if let Some(number) = bay {
+        return Subject::Bay { number };
+    }
+    let t = &plan.topology;
+    let slot = t.ancestors(d).find_map(|ix| {
+        plan.slots
+            .iter()
+            .find(|(_, s)| s.slot == ix)
+            .map(|(id, _)| id.clone())
+    });
+    match slot {
+        Some(id) => Subject::Slot { id },
+        None => Subject::Node {
+            id: t.node(d).id.clone(),
+        },
+    }
 }
 
 /// The build-file location of the card placed last (by line) on a root complex.

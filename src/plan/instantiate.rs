@@ -821,9 +821,10 @@ impl<'a> Builder<'a> {
                     NodeKind::SwitchPort {
                         width: pw,
                         generation: part.generation(),
+                        number: Some(u32::from(p)),
                     }
                 } else {
-                    NodeKind::Cable
+                    NodeKind::Cable { port: p }
                 };
                 let label = if parent.is_some() {
                     format!("Downstream port {p}")
@@ -871,6 +872,7 @@ impl<'a> Builder<'a> {
                     NodeKind::SwitchPort {
                         width: w,
                         generation: up_gen,
+                        number: None,
                     }
                 };
                 let port = self.add_with(
@@ -914,7 +916,7 @@ impl<'a> Builder<'a> {
     /// extender card's ports, a root port per bay, or a switch port per bay.
     pub fn backplanes_and_bays(&mut self) -> Result<(), InternalError> {
         let bays_def = std::mem::take(&mut self.bays_def);
-        let mut switch_port_count: HashMap<String, usize> = HashMap::new();
+        let mut switch_port_count: HashMap<String, u32> = HashMap::new();
         for g in &bays_def {
             let shared = std::sync::Arc::new(g.clone());
             let numbers = parse_bay_list(g.bays.get_ref()).unwrap_or_default();
@@ -1023,6 +1025,7 @@ impl<'a> Builder<'a> {
                                 NodeKind::SwitchPort {
                                     width,
                                     generation: sgen,
+                                    number: Some(count),
                                 },
                                 g.confidence,
                                 None,
@@ -1440,7 +1443,9 @@ fn train_upstream(t: &Topology, from: NodeIndex, mut g: Gen, mut w: u8) -> (Gen,
         }
         match &node.kind {
             NodeKind::RootPort { width, generation }
-            | NodeKind::SwitchPort { width, generation } => {
+            | NodeKind::SwitchPort {
+                width, generation, ..
+            } => {
                 return (g.min(*generation), w.min(*width));
             }
             NodeKind::Slot { electrical, .. } => w = w.min(*electrical),

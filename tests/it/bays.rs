@@ -625,3 +625,45 @@ fn svgs_render_to_png_with_rsvg_convert() {
         assert_eq!(png_size(&bytes), (w, h), "{name}");
     }
 }
+
+/// The bay view matches findings to bays and slots by their subject only, so every finding
+/// the plan locates on its topology (a node path) must carry one: over every example,
+/// right and wrong, none is left with a node and no subject. Before subjects were added to
+/// the whole-plan checks (LP0107, LP0108, LP0109, LP0111), the bay view split the node path
+/// on " > " to find them.
+#[test]
+fn every_finding_located_on_the_topology_has_a_subject() {
+    std::env::set_current_dir(env!("CARGO_MANIFEST_DIR")).expect("cd to the crate");
+    let cat = catalog();
+    let mut files: Vec<std::path::PathBuf> = Vec::new();
+    for dir in ["examples", "examples/wrong", "examples/hosts"] {
+        for e in std::fs::read_dir(dir).expect("examples") {
+            let p = e.expect("entry").path();
+            if p.extension().is_some_and(|x| x == "toml") {
+                files.push(p);
+            }
+        }
+    }
+    let mut located = 0;
+    for f in &files {
+        let Ok(r) = plan::check_build_file(&cat, f) else {
+            continue;
+        };
+        for x in &r.findings {
+            if x.location.node.is_some() {
+                located += 1;
+                assert!(
+                    x.subject.is_some(),
+                    "{}: {} has no subject",
+                    f.display(),
+                    x.code
+                );
+            }
+        }
+    }
+    // LP0107 and LP0109 from the wrong examples at least.
+    assert!(
+        located >= 2,
+        "only {located} located findings: the test checks nothing"
+    );
+}
