@@ -47,6 +47,7 @@ mod prom_textfile;
 mod readme_samples;
 mod redfish;
 mod rootbus;
+mod structure;
 mod svg_fit;
 mod system;
 mod term_width;
