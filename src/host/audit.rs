@@ -208,266 +208,15 @@ pub fn audit(
 ) -> Audit {
     let (tree, f2) = LiveTree::build(scan, names);
     findings.extend(f2);
-    let n = tree.funcs.len();
-    // Ports by kind, or by their Express capability (a DMI port is a root port without a
-    // bridge header).
-    let port_like = |i: usize| {
-        tree.kind[i].is_port()
-            || matches!(
-                tree.funcs[i].port_type,
-                Some(PortType::RootPort | PortType::Downstream)
-            )
-    };
-    let mut status = vec![LinkStatus::NotApplicable; n];
-    let mut expected: Vec<Option<LinkState>> = vec![None; n];
-    let mut upstream_max: Vec<Option<LinkState>> = vec![None; n];
-
-    // Links, judged at their downstream end.
-    for i in 0..n {
-        let f = &tree.funcs[i];
-        let id = f.bdf().to_string();
-        let port = tree.upstream_port(i);
-        let internal = tree.parent[i].is_some_and(|p| tree.kind[p] == FnKind::Switch);
-        if tree.kind[i] == FnKind::RootPort || internal || tree.kind[i] == FnKind::Platform {
-            continue;
-        }
-        if shares_link_of_function_zero(&tree, i) {
-            continue; // its link is function 0's: judged there
-        }
-        let Some(cur) = f.link else {
-            if scan.current_links_only && f.link_gbps.is_some() {
-                status[i] = LinkStatus::Unknown;
-            }
-            continue;
-        };
-        upstream_max[i] = port.and_then(|p| tree.funcs[p].link_max);
-        let want = min_link(f.link_max, upstream_max[i]);
-        expected[i] = want;
-        if cur.is_down() {
-            if port_like(i) && tree.children[i].is_empty() {
-                continue; // judged below as a port
-            }
-            status[i] = LinkStatus::Down;
-            findings.push(
-                Finding::of(
-                    Code::LinkDown,
-                    format!("{id}: device present but its link is down"),
-                )
-                .about(Subject::Device { bdf: id.clone() })
-                .with_help(
-                    "reseat the device or check its power; a link that is down carries nothing",
-                )
-                .at_node(tree_path(&tree, i)),
-            );
-            continue;
-        }
-        let Some(want) = want else {
-            if scan.current_links_only {
-                status[i] = LinkStatus::Unknown;
-            }
-            continue;
-        };
-        if !below(cur, want) {
-            status[i] = LinkStatus::Ok;
-            continue;
-        }
-        let detail = format!(
-            "{id} ({}) runs at {}, expected {} (own max {}, port max {})",
-            tree.names[i],
-            cur.label(),
-            want.label(),
-            f.link_max.map(|l| l.label()).unwrap_or_else(|| "?".into()),
-            upstream_max[i]
-                .map(|l| l.label())
-                .unwrap_or_else(|| "?".into()),
-        );
-        if power_managed(f) && cur.width >= want.width {
-            status[i] = LinkStatus::PowerManaged;
-            findings.push(
-                Finding::of(Code::PowerManagedLink, format!("{detail}: this kind of device lowers its link speed when idle"))
-                    .with_help(format!(
-                        "not a fault while idle: re-check under load (run a GPU workload, then `lspci -vv -s {}` and read LnkSta; it should show {})",
-                        f.bdf().short(),
-                        want.label()
-                    ))
-                    .about(Subject::Device { bdf: id.clone() })
-                    .at_node(tree_path(&tree, i)),
-            );
-        } else if is_chipset_integrated(f) {
-            status[i] = LinkStatus::ChipsetReduced;
-            findings.push(
-                Finding::of(Code::ChipsetLink, detail)
-                    .with_help("chipset-integrated devices often report this way; not a fault")
-                    .at_node(tree_path(&tree, i)),
-            );
-        } else {
-            status[i] = LinkStatus::Downtrained;
-            let what = match (cur.speed < want.speed, cur.width < want.width) {
-                (true, true) => "speed and width",
-                (true, false) => "speed",
-                _ => "width",
-            };
-            findings.push(
-                Finding::of(Code::Downtrained, format!("link downtrained ({what}): {detail}"))
-                    .with_help("reseat the device, check riser/cable/backplane ratings, and the slot's bifurcation")
-                    .about(Subject::Device { bdf: id.clone() })
-                    .at_node(tree_path(&tree, i)),
-            );
-        }
+    let mut verdicts = LinkVerdicts::new(tree.funcs.len());
+    for i in 0..tree.funcs.len() {
+        judge_link(scan, &tree, i, &mut verdicts, &mut findings);
     }
-
-    // Ports: empty ones are never alarmed; a port lspci calls "downgraded" because of its
-    // device gets a note that says so.
-    let mut empty_ports = Vec::new();
-    for i in 0..n {
-        if !port_like(i) || tree.kind[i] == FnKind::Platform {
-            continue;
-        }
-        let f = &tree.funcs[i];
-        let (Some(cur), Some(max)) = (f.link, f.link_max) else {
-            continue;
-        };
-        let id = f.bdf().to_string();
-        if tree.children[i].is_empty() {
-            // Nothing below: an empty port whatever its link status says (hot-plug ports
-            // keep a stale speed and width).
-            let hot_plug = f.slot_cap_number().is_some() || f.slot_cap.is_some_and(|c| c.hotplug);
-            if cur.is_down() || hot_plug {
-                status[i] = LinkStatus::Empty;
-                empty_ports.push(EmptyPort {
-                    bdf: id.clone(),
-                    slot_number: f.slot_number(),
-                    switch: tree.parent[i]
-                        .filter(|&p| tree.kind[p] == FnKind::Switch)
-                        .map(|p| tree.funcs[p].bdf().to_string()),
-                    root_bus: root_bus_of(&tree, i),
-                    hot_plug,
-                    node: tree_path(&tree, i),
-                });
-                let _ = max;
-            }
-            continue;
-        }
-        if cur.is_down() || !below(cur, max) {
-            continue;
-        }
-        let kids = &tree.children[i];
-        if kids.iter().any(|&c| {
-            matches!(
-                status[c],
-                LinkStatus::Downtrained
-                    | LinkStatus::ChipsetReduced
-                    | LinkStatus::Down
-                    | LinkStatus::PowerManaged
-            )
-        }) {
-            continue;
-        }
-        let kid_max = kids
-            .iter()
-            .filter_map(|&c| tree.funcs[c].link_max)
-            .reduce(|a, b| {
-                // the most any device below can do
-                LinkState {
-                    speed: a.speed.max(b.speed),
-                    width: a.width.max(b.width),
-                }
-            });
-        let why = match kid_max {
-            Some(k) if !below(cur, min_link(Some(k), Some(max)).unwrap_or(max)) => format!(
-                "its device {} tops out at {}",
-                tree.funcs[kids[0]].bdf(),
-                k.label()
-            ),
-            _ => "the devices below report no link capability".to_string(),
-        };
-        findings.push(
-            Finding::of(
-                Code::PortLimited,
-                format!("{id} runs at {} of {}: {why}", cur.label(), max.label()),
-            )
-            .with_help(
-                "not a fault: a port trains at what its device can do (lspci marks it downgraded)",
-            )
-            .at_node(tree_path(&tree, i)),
-        );
-    }
-
+    let empty_ports = judge_ports(&tree, &mut verdicts.status, &mut findings);
     findings.extend(empty_port_findings(&empty_ports));
-
-    // AER.
-    for (i, f) in tree.funcs.iter().enumerate() {
-        let Some(a) = &f.aer else { continue };
-        let id = f.bdf().to_string();
-        if a.fatal > 0 || a.nonfatal > 0 {
-            findings.push(
-                Finding::of(
-                    Code::AerUncorrectable,
-                    format!("{id}: AER {} fatal, {} non-fatal errors", a.fatal, a.nonfatal),
-                )
-                .with_help("uncorrectable errors: check the kernel log, reseat or replace the device/cable")
-                .at_node(tree_path(&tree, i)),
-            );
-        }
-        if a.correctable > opts.aer_threshold {
-            findings.push(
-                Finding::of(
-                    Code::AerCorrectable,
-                    format!(
-                        "{id}: {} correctable AER errors (threshold {})",
-                        a.correctable, opts.aer_threshold
-                    ),
-                )
-                .with_help(
-                    "a marginal link: check seating, cables and the backplane (--aer-threshold)",
-                )
-                .at_node(tree_path(&tree, i)),
-            );
-        }
-    }
-
-    for c in &scan.controllers {
-        if c.namespaces.is_empty() {
-            findings.push(
-                Finding::of(Code::NvmeNoNamespace, format!("{}: NVMe controller without a namespace", c.name))
-                    .with_help("create or attach a namespace (nvme create-ns / attach-ns), or check the controller state")
-                    .at_node(c.pci.map(|b| b.to_string()).unwrap_or_else(|| c.name.clone())),
-            );
-        }
-    }
-
-    let functions: Vec<FunctionReport> = (0..n)
-        .map(|i| {
-            let f = &tree.funcs[i];
-            FunctionReport {
-                bdf: f.bdf().to_string(),
-                parent: tree.parent[i].map(|p| tree.funcs[p].bdf().to_string()),
-                root_bus: root_bus_of(&tree, i),
-                kind: tree.kind[i],
-                ids: f.ids(),
-                subsystem: f.subsystem_ids(),
-                class: f.class.map(|c| format!("0x{c:06x}")),
-                revision: f.revision,
-                name: tree.names[i].clone(),
-                driver: f.driver.clone(),
-                numa_node: f.numa_node,
-                slot: f.slot.clone(),
-                slot_number: f.slot_number(),
-                bay: None,
-                buses: f.bus_range.map(|(s, u)| [s, u]),
-                link: f.link,
-                link_max: f.link_max,
-                link_speed_gbs: f.link_gbps,
-                net: f.net.clone(),
-                upstream_max: upstream_max[i],
-                expected: expected[i],
-                link_status: status[i],
-                mps: f.mps,
-                aer: f.aer.clone(),
-            }
-        })
-        .collect();
-
+    aer_findings(&tree, opts, &mut findings);
+    nvme_findings(scan, &mut findings);
+    let functions = function_reports(&tree, &verdicts);
     let drives = drives(scan, &tree, &functions);
     crate::finding::sort(&mut findings);
     let topology = tree.to_topology(source);
@@ -489,6 +238,338 @@ pub fn audit(
         tree,
         topology,
     }
+}
+
+/// The link verdicts of every function, indexed like the tree's functions.
+struct LinkVerdicts {
+    status: Vec<LinkStatus>,
+    /// What the link should train at: min(own max, port max).
+    expected: Vec<Option<LinkState>>,
+    /// Max of the port above.
+    upstream_max: Vec<Option<LinkState>>,
+}
+
+impl LinkVerdicts {
+    /// Nothing judged yet: every function not applicable, without expectations.
+    fn new(n: usize) -> Self {
+        LinkVerdicts {
+            status: vec![LinkStatus::NotApplicable; n],
+            expected: vec![None; n],
+            upstream_max: vec![None; n],
+        }
+    }
+}
+
+/// Whether function `i` is a port, by kind or by its Express capability (a DMI port is a
+/// root port without a bridge header).
+fn port_like(tree: &LiveTree, i: usize) -> bool {
+    tree.kind[i].is_port()
+        || matches!(
+            tree.funcs[i].port_type,
+            Some(PortType::RootPort | PortType::Downstream)
+        )
+}
+
+/// Judges the link of function `i` at its downstream end (LinkDown, PowerManagedLink,
+/// ChipsetLink, Downtrained); root ports, switch internals and empty ports are left alone.
+fn judge_link(
+    scan: &HostScan,
+    tree: &LiveTree,
+    i: usize,
+    v: &mut LinkVerdicts,
+    findings: &mut Vec<Finding>,
+) {
+    let f = &tree.funcs[i];
+    let port = tree.upstream_port(i);
+    let internal = tree.parent[i].is_some_and(|p| tree.kind[p] == FnKind::Switch);
+    if tree.kind[i] == FnKind::RootPort || internal || tree.kind[i] == FnKind::Platform {
+        return;
+    }
+    if shares_link_of_function_zero(tree, i) {
+        return; // its link is function 0's: judged there
+    }
+    let Some(cur) = f.link else {
+        if scan.current_links_only && f.link_gbps.is_some() {
+            v.status[i] = LinkStatus::Unknown;
+        }
+        return;
+    };
+    v.upstream_max[i] = port.and_then(|p| tree.funcs[p].link_max);
+    let want = min_link(f.link_max, v.upstream_max[i]);
+    v.expected[i] = want;
+    if cur.is_down() {
+        if port_like(tree, i) && tree.children[i].is_empty() {
+            return; // judged below as a port
+        }
+        v.status[i] = LinkStatus::Down;
+        let id = f.bdf().to_string();
+        findings.push(
+            Finding::of(
+                Code::LinkDown,
+                format!("{id}: device present but its link is down"),
+            )
+            .about(Subject::Device { bdf: id.clone() })
+            .with_help("reseat the device or check its power; a link that is down carries nothing")
+            .at_node(tree_path(tree, i)),
+        );
+        return;
+    }
+    let Some(want) = want else {
+        if scan.current_links_only {
+            v.status[i] = LinkStatus::Unknown;
+        }
+        return;
+    };
+    if !below(cur, want) {
+        v.status[i] = LinkStatus::Ok;
+        return;
+    }
+    let (status, finding) = reduced_link(tree, i, cur, want, v.upstream_max[i]);
+    v.status[i] = status;
+    findings.push(finding);
+}
+
+/// What a link below what it should train at means: idle power management
+/// (PowerManagedLink), a chipset-integrated device (ChipsetLink) or a fault (Downtrained).
+fn reduced_link(
+    tree: &LiveTree,
+    i: usize,
+    cur: LinkState,
+    want: LinkState,
+    upstream_max: Option<LinkState>,
+) -> (LinkStatus, Finding) {
+    let f = &tree.funcs[i];
+    let id = f.bdf().to_string();
+    let detail = format!(
+        "{id} ({}) runs at {}, expected {} (own max {}, port max {})",
+        tree.names[i],
+        cur.label(),
+        want.label(),
+        f.link_max.map(|l| l.label()).unwrap_or_else(|| "?".into()),
+        upstream_max
+            .map(|l| l.label())
+            .unwrap_or_else(|| "?".into()),
+    );
+    if power_managed(f) && cur.width >= want.width {
+        let finding = Finding::of(Code::PowerManagedLink, format!("{detail}: this kind of device lowers its link speed when idle"))
+            .with_help(format!(
+                "not a fault while idle: re-check under load (run a GPU workload, then `lspci -vv -s {}` and read LnkSta; it should show {})",
+                f.bdf().short(),
+                want.label()
+            ))
+            .about(Subject::Device { bdf: id.clone() })
+            .at_node(tree_path(tree, i));
+        (LinkStatus::PowerManaged, finding)
+    } else if is_chipset_integrated(f) {
+        let finding = Finding::of(Code::ChipsetLink, detail)
+            .with_help("chipset-integrated devices often report this way; not a fault")
+            .at_node(tree_path(tree, i));
+        (LinkStatus::ChipsetReduced, finding)
+    } else {
+        let what = match (cur.speed < want.speed, cur.width < want.width) {
+            (true, true) => "speed and width",
+            (true, false) => "speed",
+            _ => "width",
+        };
+        let finding = Finding::of(
+            Code::Downtrained,
+            format!("link downtrained ({what}): {detail}"),
+        )
+        .with_help(
+            "reseat the device, check riser/cable/backplane ratings, and the slot's bifurcation",
+        )
+        .about(Subject::Device { bdf: id.clone() })
+        .at_node(tree_path(tree, i));
+        (LinkStatus::Downtrained, finding)
+    }
+}
+
+/// Judges the ports: empty ones are listed (status Empty) and never alarmed; a port lspci
+/// calls "downgraded" because of its device gets a PortLimited note that says so.
+fn judge_ports(
+    tree: &LiveTree,
+    status: &mut [LinkStatus],
+    findings: &mut Vec<Finding>,
+) -> Vec<EmptyPort> {
+    let mut empty_ports = Vec::new();
+    for i in 0..tree.funcs.len() {
+        if !port_like(tree, i) || tree.kind[i] == FnKind::Platform {
+            continue;
+        }
+        let f = &tree.funcs[i];
+        let (Some(cur), Some(max)) = (f.link, f.link_max) else {
+            continue;
+        };
+        if tree.children[i].is_empty() {
+            if let Some(p) = empty_port(tree, i, cur) {
+                status[i] = LinkStatus::Empty;
+                empty_ports.push(p);
+            }
+            continue;
+        }
+        if let Some(finding) = port_limited(tree, status, i, cur, max) {
+            findings.push(finding);
+        }
+    }
+    empty_ports
+}
+
+/// The port `i` with nothing below as an empty port, whatever its link status says
+/// (hot-plug ports keep a stale speed and width); `None` for a port with a live link and
+/// no hot-plug slot.
+fn empty_port(tree: &LiveTree, i: usize, cur: LinkState) -> Option<EmptyPort> {
+    let f = &tree.funcs[i];
+    let hot_plug = f.slot_cap_number().is_some() || f.slot_cap.is_some_and(|c| c.hotplug);
+    if !(cur.is_down() || hot_plug) {
+        return None;
+    }
+    Some(EmptyPort {
+        bdf: f.bdf().to_string(),
+        slot_number: f.slot_number(),
+        switch: tree.parent[i]
+            .filter(|&p| tree.kind[p] == FnKind::Switch)
+            .map(|p| tree.funcs[p].bdf().to_string()),
+        root_bus: root_bus_of(tree, i),
+        hot_plug,
+        node: tree_path(tree, i),
+    })
+}
+
+/// The PortLimited note of port `i` with devices below, when it runs below its max because
+/// of them; `None` when it runs at its max or a device below has its own link verdict.
+fn port_limited(
+    tree: &LiveTree,
+    status: &[LinkStatus],
+    i: usize,
+    cur: LinkState,
+    max: LinkState,
+) -> Option<Finding> {
+    if cur.is_down() || !below(cur, max) {
+        return None;
+    }
+    let kids = &tree.children[i];
+    if kids.iter().any(|&c| {
+        matches!(
+            status[c],
+            LinkStatus::Downtrained
+                | LinkStatus::ChipsetReduced
+                | LinkStatus::Down
+                | LinkStatus::PowerManaged
+        )
+    }) {
+        return None;
+    }
+    let kid_max = kids
+        .iter()
+        .filter_map(|&c| tree.funcs[c].link_max)
+        .reduce(|a, b| {
+            // the most any device below can do
+            LinkState {
+                speed: a.speed.max(b.speed),
+                width: a.width.max(b.width),
+            }
+        });
+    let why = match kid_max {
+        Some(k) if !below(cur, min_link(Some(k), Some(max)).unwrap_or(max)) => format!(
+            "its device {} tops out at {}",
+            tree.funcs[kids[0]].bdf(),
+            k.label()
+        ),
+        _ => "the devices below report no link capability".to_string(),
+    };
+    let id = tree.funcs[i].bdf().to_string();
+    Some(
+        Finding::of(
+            Code::PortLimited,
+            format!("{id} runs at {} of {}: {why}", cur.label(), max.label()),
+        )
+        .with_help(
+            "not a fault: a port trains at what its device can do (lspci marks it downgraded)",
+        )
+        .at_node(tree_path(tree, i)),
+    )
+}
+
+/// AER counters of every function: AerUncorrectable for any fatal or non-fatal error,
+/// AerCorrectable for correctable ones above the threshold.
+fn aer_findings(tree: &LiveTree, opts: AuditOptions, findings: &mut Vec<Finding>) {
+    for (i, f) in tree.funcs.iter().enumerate() {
+        let Some(a) = &f.aer else { continue };
+        let id = f.bdf().to_string();
+        if a.fatal > 0 || a.nonfatal > 0 {
+            findings.push(
+                Finding::of(
+                    Code::AerUncorrectable,
+                    format!("{id}: AER {} fatal, {} non-fatal errors", a.fatal, a.nonfatal),
+                )
+                .with_help("uncorrectable errors: check the kernel log, reseat or replace the device/cable")
+                .at_node(tree_path(tree, i)),
+            );
+        }
+        if a.correctable > opts.aer_threshold {
+            findings.push(
+                Finding::of(
+                    Code::AerCorrectable,
+                    format!(
+                        "{id}: {} correctable AER errors (threshold {})",
+                        a.correctable, opts.aer_threshold
+                    ),
+                )
+                .with_help(
+                    "a marginal link: check seating, cables and the backplane (--aer-threshold)",
+                )
+                .at_node(tree_path(tree, i)),
+            );
+        }
+    }
+}
+
+/// NvmeNoNamespace for each NVMe controller without a namespace.
+fn nvme_findings(scan: &HostScan, findings: &mut Vec<Finding>) {
+    for c in &scan.controllers {
+        if c.namespaces.is_empty() {
+            findings.push(
+                Finding::of(Code::NvmeNoNamespace, format!("{}: NVMe controller without a namespace", c.name))
+                    .with_help("create or attach a namespace (nvme create-ns / attach-ns), or check the controller state")
+                    .at_node(c.pci.map(|b| b.to_string()).unwrap_or_else(|| c.name.clone())),
+            );
+        }
+    }
+}
+
+/// One report per function of the tree, in tree order, with its link verdict.
+fn function_reports(tree: &LiveTree, v: &LinkVerdicts) -> Vec<FunctionReport> {
+    (0..tree.funcs.len())
+        .map(|i| {
+            let f = &tree.funcs[i];
+            FunctionReport {
+                bdf: f.bdf().to_string(),
+                parent: tree.parent[i].map(|p| tree.funcs[p].bdf().to_string()),
+                root_bus: root_bus_of(tree, i),
+                kind: tree.kind[i],
+                ids: f.ids(),
+                subsystem: f.subsystem_ids(),
+                class: f.class.map(|c| format!("0x{c:06x}")),
+                revision: f.revision,
+                name: tree.names[i].clone(),
+                driver: f.driver.clone(),
+                numa_node: f.numa_node,
+                slot: f.slot.clone(),
+                slot_number: f.slot_number(),
+                bay: None,
+                buses: f.bus_range.map(|(s, u)| [s, u]),
+                link: f.link,
+                link_max: f.link_max,
+                link_speed_gbs: f.link_gbps,
+                net: f.net.clone(),
+                upstream_max: v.upstream_max[i],
+                expected: v.expected[i],
+                link_status: v.status[i],
+                mps: f.mps,
+                aer: f.aer.clone(),
+            }
+        })
+        .collect()
 }
 
 /// Devices that lower their link speed when idle and raise it under load: display
