@@ -25,11 +25,12 @@ use crate::host::tree::{FnKind, device_class};
 use crate::pcie::LinkRate;
 use crate::plan::instantiate::Plan;
 use crate::platform::Catalog;
-use crate::platform::schema::parse_bay_list;
+use crate::platform::schema::{RootComplexDef, parse_bay_list};
 use crate::term::Term;
 use crate::topology::{DeviceClass, Link, NodeKind, Topology};
 use petgraph::stable_graph::NodeIndex;
 use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// The one status of a bay, slot or card, for the diff and every view (the bays pictures use
 /// it as `BayStatus`). A plan alone gives `Ok`, `Empty` and `Degraded`; an audit the others.
@@ -270,45 +271,69 @@ pub fn diff_in(plan: &Plan, audit: &Audit, catalog: Option<&Catalog>) -> Diff {
             findings,
         };
     }
-    let t = &plan.topology;
-    let mut entries = Vec::new();
-    let mut findings = Vec::new();
-    let children_of = |bdf: &str| -> Vec<&FunctionReport> {
-        audit
-            .functions
-            .iter()
-            .filter(|f| f.parent.as_deref() == Some(bdf))
-            .collect()
-    };
-    let is_nvme = |f: &FunctionReport| device_class(class_code(f)) == DeviceClass::Nvme;
-    let is_port = |f: &FunctionReport| matches!(f.kind, FnKind::RootPort | FnKind::SwitchPort);
-    // Ports claimed by a physical slot number anywhere on the host.
-    let mut used_ports: std::collections::BTreeSet<String> = Default::default();
-    let mut used_cards: std::collections::BTreeSet<String> = Default::default();
-    // The physical slot a card reports: on itself, its port, or the port its card hangs from.
-    let card_slot = |f: &FunctionReport| -> Option<u32> {
-        f.slot_number
-            .or_else(|| {
-                f.parent
-                    .as_deref()
-                    .and_then(|p| audit.function(p))
-                    .and_then(|p| p.slot_number)
-            })
-            .or_else(|| card_top(audit, f).and_then(|p| p.slot_number))
-    };
-    let is_card =
-        |f: &FunctionReport| f.kind == FnKind::Device && f.bdf.ends_with(".0") && !is_nvme(f);
-    // Cards by physical slot first, anywhere on the host: a card in a planned physical slot
-    // is that slot's (the right part or a wrong one), whichever root port the slot is on.
-    let planned_numbers: std::collections::BTreeSet<u32> = plan
-        .slots
+    let mut d = Differ::new(plan, audit, catalog);
+    for (rc_id, &rc) in &plan.root_complexes {
+        d.root_complex(rc_id, rc);
+    }
+    d.unmodelled_slots();
+    d.behind_controllers();
+    d.finish()
+}
+
+/// The live functions whose parent is `bdf`.
+fn children_of<'a>(audit: &'a Audit, bdf: &str) -> Vec<&'a FunctionReport> {
+    audit
+        .functions
+        .iter()
+        .filter(|f| f.parent.as_deref() == Some(bdf))
+        .collect()
+}
+
+/// Whether a function is an NVMe controller.
+fn is_nvme(f: &FunctionReport) -> bool {
+    device_class(class_code(f)) == DeviceClass::Nvme
+}
+
+/// Whether a function is a root or switch port.
+fn is_port(f: &FunctionReport) -> bool {
+    matches!(f.kind, FnKind::RootPort | FnKind::SwitchPort)
+}
+
+/// Whether a function is a card: function 0 of a device that is not an NVMe controller.
+fn is_card(f: &FunctionReport) -> bool {
+    f.kind == FnKind::Device && f.bdf.ends_with(".0") && !is_nvme(f)
+}
+
+/// The physical slot a card reports: on itself, its port, or the port its card hangs from.
+fn card_slot(audit: &Audit, f: &FunctionReport) -> Option<u32> {
+    f.slot_number
+        .or_else(|| {
+            f.parent
+                .as_deref()
+                .and_then(|p| audit.function(p))
+                .and_then(|p| p.slot_number)
+        })
+        .or_else(|| card_top(audit, f).and_then(|p| p.slot_number))
+}
+
+/// The physical slot numbers the platform gives its slots.
+fn planned_slot_numbers(plan: &Plan) -> BTreeSet<u32> {
+    plan.slots
         .values()
         .filter_map(|s| s.def.slot_number.as_ref().map(|n| *n.get_ref()))
-        .collect();
-    // Per planned card's slot number, the host's card there: among several cards reporting
-    // the number (a slot and the integrated PERC share Physical Slot 1 on an R7515), the
-    // one under the slot's own locator, else its root complex's.
-    let mut card_of_slot: std::collections::BTreeMap<String, &FunctionReport> = Default::default();
+        .collect()
+}
+
+/// Cards by physical slot first, anywhere on the host: a card in a planned physical slot is
+/// that slot's (the right part or a wrong one), whichever root port the slot is on. Per
+/// planned card's slot, the host's card there: among several cards reporting the number (a
+/// slot and the integrated PERC share Physical Slot 1 on an R7515), the one under the slot's
+/// own locator, else its root complex's.
+fn cards_in_numbered_slots<'a>(
+    plan: &Plan,
+    audit: &'a Audit,
+) -> BTreeMap<String, &'a FunctionReport> {
+    let mut card_of_slot: BTreeMap<String, &FunctionReport> = Default::default();
     for (slot_id, s) in plan.slots.iter().filter(|(_, s)| s.card.is_some()) {
         let Some(n) = s.def.slot_number.as_ref().map(|n| *n.get_ref()) else {
             continue;
@@ -323,12 +348,13 @@ pub fn diff_in(plan: &Plan, audit: &Audit, catalog: Option<&Catalog>) -> Diff {
             loc.iter()
                 .any(|l| f.bdf.starts_with(l.as_str()) || port.starts_with(l.as_str()))
         };
-        let taken: std::collections::BTreeSet<&str> =
-            card_of_slot.values().map(|f| f.bdf.as_str()).collect();
+        let taken: BTreeSet<&str> = card_of_slot.values().map(|f| f.bdf.as_str()).collect();
         let candidates: Vec<&FunctionReport> = audit
             .functions
             .iter()
-            .filter(|f| is_card(f) && card_slot(f) == Some(n) && !taken.contains(f.bdf.as_str()))
+            .filter(|f| {
+                is_card(f) && card_slot(audit, f) == Some(n) && !taken.contains(f.bdf.as_str())
+            })
             .collect();
         let pick = candidates
             .iter()
@@ -339,111 +365,215 @@ pub fn diff_in(plan: &Plan, audit: &Audit, catalog: Option<&Catalog>) -> Diff {
             card_of_slot.insert(slot_id.clone(), f);
         }
     }
-    let claimed: std::collections::BTreeSet<String> =
-        card_of_slot.values().map(|f| f.bdf.clone()).collect();
-    for (rc_id, &rc) in &plan.root_complexes {
+    card_of_slot
+}
+
+/// The host-wide state of one diff: what is compared, what was paired so far, and the
+/// entries and findings made.
+struct Differ<'a> {
+    plan: &'a Plan,
+    audit: &'a Audit,
+    catalog: Option<&'a Catalog>,
+    entries: Vec<DiffEntry>,
+    findings: Vec<Finding>,
+    /// Ports claimed by a bay anywhere on the host (by physical slot number or address order).
+    used_ports: BTreeSet<String>,
+    /// Cards matched to a planned slot.
+    used_cards: BTreeSet<String>,
+    /// Per planned card's slot (id), the host's card in its physical slot.
+    card_of_slot: BTreeMap<String, &'a FunctionReport>,
+    /// The cards of `card_of_slot`.
+    claimed: BTreeSet<String>,
+}
+
+/// One root complex's side of the diff: its positions, its socket, the live ports and cards
+/// under its locator and which bay took which port or root-bus drive.
+struct RcScope<'a, 'p> {
+    def: &'a RootComplexDef,
+    positions: &'p [Position],
+    numa: Vec<u32>,
+    socket_label: Option<String>,
+    /// Live NVMe positions: ports holding an NVMe device or nothing.
+    leaf_ports: Vec<&'a FunctionReport>,
+    /// Cards under the locator that no other slot took yet.
+    endpoints: Vec<&'a FunctionReport>,
+    port_of_bay: BTreeMap<u32, (&'a FunctionReport, MatchMethod)>,
+    bus_of_bay: BusBays<'a>,
+}
+
+impl<'a> Differ<'a> {
+    /// A diff with the cards in planned physical slots already paired, nothing else.
+    fn new(plan: &'a Plan, audit: &'a Audit, catalog: Option<&'a Catalog>) -> Differ<'a> {
+        let card_of_slot = cards_in_numbered_slots(plan, audit);
+        let claimed = card_of_slot.values().map(|f| f.bdf.clone()).collect();
+        Differ {
+            plan,
+            audit,
+            catalog,
+            entries: Vec::new(),
+            findings: Vec::new(),
+            used_ports: Default::default(),
+            used_cards: Default::default(),
+            card_of_slot,
+            claimed,
+        }
+    }
+
+    /// Compares one root complex's planned positions with what is under its locator; one
+    /// without a locator is a finding, not compared.
+    fn root_complex(&mut self, rc_id: &str, rc: NodeIndex) {
+        let plan = self.plan;
         let def = &plan.rc_defs[rc_id];
         let positions = positions(plan, rc);
         if positions.is_empty() {
-            continue;
+            return;
         }
         if def.locator.is_empty() {
-            findings.push(
-                Finding::of(
-                    Code::NotLocated,
-                    format!(
-                        "{} has no locator in the platform file: its {} planned position(s) are not compared",
-                        def.label,
-                        positions.len()
-                    ),
-                )
-                .with_help("add `locator = [\"DDDD:BB\"]` to the root complex")
-                .about(Subject::RootComplex { id: rc_id.clone() }),
-            );
-            continue;
+            self.not_located(rc_id, def, positions.len());
+            return;
         }
+        let mut s = self.scope(rc, def, &positions);
+        for pos in &positions {
+            match pos {
+                Position::Bay {
+                    bay,
+                    drive,
+                    slot_number,
+                } => self.bay(&mut s, *bay, *drive, *slot_number),
+                Position::Card {
+                    slot,
+                    label,
+                    card,
+                    slot_number,
+                } => self.card(&mut s, slot, label, *card, *slot_number),
+                Position::Extender {
+                    slot,
+                    label,
+                    card,
+                    bays,
+                } => self.extender(&s, slot, label, *card, bays),
+                Position::EmptySlot { .. } => {}
+            }
+        }
+        self.unplanned_drives(&mut s);
+        self.unplanned_cards(s);
+    }
+
+    /// A root complex without a locator: its positions cannot be compared.
+    fn not_located(&mut self, rc_id: &str, def: &RootComplexDef, count: usize) {
+        self.findings.push(
+            Finding::of(
+                Code::NotLocated,
+                format!(
+                    "{} has no locator in the platform file: its {} planned position(s) are not compared",
+                    def.label, count
+                ),
+            )
+            .with_help("add `locator = [\"DDDD:BB\"]` to the root complex")
+            .about(Subject::RootComplex {
+                id: rc_id.to_string(),
+            }),
+        );
+    }
+
+    /// The live side of one root complex: its socket, the ports and cards under its locator,
+    /// the ports its bays take and the drives on its root bus.
+    fn scope<'p>(
+        &mut self,
+        rc: NodeIndex,
+        def: &'a RootComplexDef,
+        positions: &'p [Position],
+    ) -> RcScope<'a, 'p> {
+        let (audit, t) = (self.audit, &self.plan.topology);
         let socket = t.socket_of(rc).map(|s| t.node(s));
         let numa: Vec<u32> = match socket.map(|s| &s.kind) {
             Some(NodeKind::Socket { numa_nodes, .. }) => numa_nodes.clone(),
             _ => Vec::new(),
         };
-        let socket_label = socket.map(|s| s.label.clone());
         let located: Vec<&FunctionReport> = audit
             .functions
             .iter()
             .filter(|f| def.locator.iter().any(|l| f.bdf.starts_with(l.as_str())))
             .collect();
-        // Live NVMe positions: ports holding an NVMe device or nothing.
         let leaf_ports: Vec<&FunctionReport> = located
             .iter()
             .copied()
             .filter(|f| is_port(f))
             .filter(|f| {
-                let kids = children_of(&f.bdf);
+                let kids = children_of(audit, &f.bdf);
                 kids.is_empty() || kids.iter().any(|k| is_nvme(k))
             })
             .collect();
-        let mut endpoints: Vec<&FunctionReport> = located
-            .iter()
-            .copied()
-            .filter(|f| f.kind == FnKind::Device && f.bdf.ends_with(".0") && !is_nvme(f))
-            .collect();
+        // NVMe controllers on the root bus itself (no port above them: POWER): bays of their own.
+        let bus_drives = root_bus_drives(audit, &located);
+        let endpoints = self.endpoints(&located, &bus_drives);
+        let port_of_bay = self.pair_ports(positions, &leaf_ports);
+        let bus_of_bay = root_bus_bays(positions, &port_of_bay, &bus_drives);
+        RcScope {
+            def,
+            positions,
+            numa,
+            socket_label: socket.map(|s| s.label.clone()),
+            leaf_ports,
+            endpoints,
+            port_of_bay,
+            bus_of_bay,
+        }
+    }
+
+    /// The cards of a root complex no slot took yet: those under its locator and those one
+    /// bridge below its located ports (on other buses), less its root-bus drives.
+    fn endpoints(
+        &self,
+        located: &[&'a FunctionReport],
+        bus_drives: &[&'a FunctionReport],
+    ) -> Vec<&'a FunctionReport> {
+        let mut endpoints: Vec<&FunctionReport> =
+            located.iter().copied().filter(|f| is_card(f)).collect();
         // Endpoints one bridge below the located ports sit on other buses: add them.
         for p in located.iter().filter(|f| is_port(f)) {
-            for k in children_of(&p.bdf) {
-                if k.kind == FnKind::Device
-                    && k.bdf.ends_with(".0")
-                    && !is_nvme(k)
-                    && !endpoints.iter().any(|e| e.bdf == k.bdf)
-                {
+            for k in children_of(self.audit, &p.bdf) {
+                if is_card(k) && !endpoints.iter().any(|e| e.bdf == k.bdf) {
                     endpoints.push(k);
                 }
             }
         }
-        // NVMe controllers on the root bus itself (no port above them: POWER): bays of their own.
-        let bus_drives = root_bus_drives(audit, &located);
         endpoints.retain(|e| {
-            !used_cards.contains(&e.bdf)
-                && !claimed.contains(&e.bdf)
+            !self.used_cards.contains(&e.bdf)
+                && !self.claimed.contains(&e.bdf)
                 && !bus_drives.iter().any(|d| d.bdf == e.bdf)
         });
-        // Bays with a slot number take their port by that number (anywhere on the host);
-        // the others take the remaining ports of the root complex in address order.
-        let by_slot = |n: u32| -> Option<&FunctionReport> {
-            audit
-                .functions
-                .iter()
-                .find(|f| is_port(f) && f.slot_number == Some(n))
-                .or_else(|| {
-                    audit
-                        .functions
-                        .iter()
-                        .find(|f| is_nvme(f) && f.slot_number == Some(n))
-                        .and_then(|d| d.parent.as_deref())
-                        .and_then(|p| audit.function(p))
-                })
-        };
-        let mut port_of_bay: std::collections::BTreeMap<u32, (&FunctionReport, MatchMethod)> =
-            Default::default();
-        for pos in &positions {
+        endpoints
+    }
+
+    /// The port each bay takes: bays with a slot number take their port by that number
+    /// (anywhere on the host); the others take the remaining ports of the root complex in
+    /// address order. Each port taken is used host-wide.
+    fn pair_ports(
+        &mut self,
+        positions: &[Position],
+        leaf_ports: &[&'a FunctionReport],
+    ) -> BTreeMap<u32, (&'a FunctionReport, MatchMethod)> {
+        let mut port_of_bay: BTreeMap<u32, (&FunctionReport, MatchMethod)> = Default::default();
+        for pos in positions {
             if let Position::Bay {
                 bay,
                 slot_number: Some(n),
                 ..
             } = pos
-                && let Some(p) = by_slot(*n)
+                && let Some(p) = self.port_by_slot(*n)
             {
-                used_ports.insert(p.bdf.clone());
+                self.used_ports.insert(p.bdf.clone());
                 port_of_bay.insert(*bay, (p, MatchMethod::PhysicalSlot));
             }
         }
         let free: Vec<&FunctionReport> = leaf_ports
             .iter()
             .copied()
-            .filter(|p| !used_ports.contains(&p.bdf))
+            .filter(|p| !self.used_ports.contains(&p.bdf))
             .collect();
         let mut free_ports = free.into_iter();
-        for pos in &positions {
+        for pos in positions {
             if let Position::Bay {
                 bay,
                 slot_number: None,
@@ -451,231 +581,304 @@ pub fn diff_in(plan: &Plan, audit: &Audit, catalog: Option<&Catalog>) -> Diff {
             } = pos
                 && let Some(p) = free_ports.next()
             {
-                used_ports.insert(p.bdf.clone());
+                self.used_ports.insert(p.bdf.clone());
                 port_of_bay.insert(*bay, (p, MatchMethod::AddressOrder));
             }
         }
-        let mut bus_of_bay = root_bus_bays(&positions, &port_of_bay, &bus_drives);
-        for pos in &positions {
-            match pos {
-                Position::Bay {
-                    bay,
-                    drive,
-                    slot_number,
-                } => {
-                    let on_bus = bus_of_bay.remove(bay);
-                    let port = port_of_bay
-                        .get(bay)
-                        .copied()
-                        .or(on_bus.map(|f| (f, MatchMethod::AddressOrder)));
-                    let found = match on_bus {
-                        Some(f) => Some(f),
-                        None => port.and_then(|(p, _)| {
-                            children_of(&p.bdf).into_iter().find(|k| is_nvme(k))
-                        }),
-                    };
-                    let expected = drive.map(|d| t.node(d).label.clone());
-                    let planned_rate = drive.and_then(|d| rate_above(t, d));
-                    let mut e = DiffEntry {
-                        bay: Some(*bay),
-                        slot_number: *slot_number,
-                        method: port.map(|(_, m)| m).unwrap_or(MatchMethod::None),
-                        expected: expected.clone(),
-                        expected_part: plan
-                            .bays
-                            .get(bay)
-                            .and_then(|b| b.drive.as_ref())
-                            .map(|(_, p)| p.clone()),
-                        expected_link: planned_rate.map(|r| r.label()),
-                        expected_socket: drive.and(socket_label.clone()),
-                        ..DiffEntry::at(
-                            format!("Bay {bay}"),
-                            Subject::Bay { number: *bay },
-                            audit,
-                            found,
-                            catalog,
-                        )
-                    };
-                    match (drive, found) {
-                        (None, None) => e.status = DiffStatus::Empty,
-                        (Some(_), None) => {
-                            e.status = DiffStatus::Missing;
-                            let why = match (port, slot_number) {
-                                (Some((p, _)), _) => {
-                                    format!("port {} is empty or its link is down", p.bdf)
-                                }
-                                (None, Some(n)) => format!("no port reports physical slot {n}"),
-                                (None, None) => {
-                                    format!("no port found for it under {}", def.locator.join(", "))
-                                }
-                            };
-                            e.problems.push(format!(
-                                "missing: {} planned, {why}",
-                                expected.clone().unwrap_or_default()
-                            ));
-                        }
-                        (None, Some(f)) => {
-                            e.status = DiffStatus::Unexpected;
-                            e.problems.push(format!(
-                                "unexpected: {} at {}",
-                                found_name(audit, f),
-                                f.bdf
-                            ));
-                        }
-                        (Some(d), Some(f)) if on_bus.is_some() => {
-                            judge_bus_drive(&mut e, t, *d, f, &numa, audit);
-                        }
-                        (Some(d), Some(f)) => {
-                            judge(&mut e, t, *d, planned_rate, f, &numa, audit, catalog);
-                        }
+        port_of_bay
+    }
+
+    /// The port reporting physical slot `n`, else the port above an NVMe drive reporting it.
+    fn port_by_slot(&self, n: u32) -> Option<&'a FunctionReport> {
+        let audit = self.audit;
+        audit
+            .functions
+            .iter()
+            .find(|f| is_port(f) && f.slot_number == Some(n))
+            .or_else(|| {
+                audit
+                    .functions
+                    .iter()
+                    .find(|f| is_nvme(f) && f.slot_number == Some(n))
+                    .and_then(|d| d.parent.as_deref())
+                    .and_then(|p| audit.function(p))
+            })
+    }
+
+    /// One planned bay against the drive on its port or root bus: empty, missing, unexpected,
+    /// or the planned drive judged against the one found.
+    fn bay(
+        &mut self,
+        s: &mut RcScope<'a, '_>,
+        bay: u32,
+        drive: Option<NodeIndex>,
+        slot_number: Option<u32>,
+    ) {
+        let (plan, audit, catalog) = (self.plan, self.audit, self.catalog);
+        let t = &plan.topology;
+        let on_bus = s.bus_of_bay.remove(&bay);
+        let port = s
+            .port_of_bay
+            .get(&bay)
+            .copied()
+            .or(on_bus.map(|f| (f, MatchMethod::AddressOrder)));
+        let found = match on_bus {
+            Some(f) => Some(f),
+            None => {
+                port.and_then(|(p, _)| children_of(audit, &p.bdf).into_iter().find(|k| is_nvme(k)))
+            }
+        };
+        let expected = drive.map(|d| t.node(d).label.clone());
+        let planned_rate = drive.and_then(|d| rate_above(t, d));
+        let mut e = DiffEntry {
+            bay: Some(bay),
+            slot_number,
+            method: port.map(|(_, m)| m).unwrap_or(MatchMethod::None),
+            expected: expected.clone(),
+            expected_part: plan
+                .bays
+                .get(&bay)
+                .and_then(|b| b.drive.as_ref())
+                .map(|(_, p)| p.clone()),
+            expected_link: planned_rate.map(|r| r.label()),
+            expected_socket: drive.and(s.socket_label.clone()),
+            ..DiffEntry::at(
+                format!("Bay {bay}"),
+                Subject::Bay { number: bay },
+                audit,
+                found,
+                catalog,
+            )
+        };
+        match (drive, found) {
+            (None, None) => e.status = DiffStatus::Empty,
+            (Some(_), None) => {
+                e.status = DiffStatus::Missing;
+                let why = match (port, slot_number) {
+                    (Some((p, _)), _) => format!("port {} is empty or its link is down", p.bdf),
+                    (None, Some(n)) => format!("no port reports physical slot {n}"),
+                    (None, None) => {
+                        format!("no port found for it under {}", s.def.locator.join(", "))
                     }
-                    entries.push(e);
-                }
-                Position::Card {
-                    slot,
-                    label,
-                    card,
-                    slot_number,
-                } => {
-                    let class = match t.node(*card).kind {
-                        NodeKind::Device { class, .. } => class,
-                        _ => DeviceClass::Other,
-                    };
-                    let planned_rate = rate_above(t, *card);
-                    // By slot number where the platform gives one, else by class.
-                    // By physical slot number where the platform gives one (anywhere on the
-                    // host), else by class among the root complex's cards.
-                    let numbered = slot_number.and(card_of_slot.get(slot).copied());
-                    let (found, method) = match numbered {
-                        Some(f) => (Some(f), MatchMethod::PhysicalSlot),
-                        None => {
-                            let idx = endpoints
-                                .iter()
-                                .position(|f| classes_match(class, device_class(class_code(f))));
-                            (idx.map(|i| endpoints.remove(i)), MatchMethod::DeviceClass)
-                        }
-                    };
-                    if let Some(f) = found {
-                        used_cards.insert(f.bdf.clone());
-                    }
-                    let mut e = DiffEntry {
-                        slot: Some(slot.clone()),
-                        slot_number: *slot_number,
-                        method: if found.is_some() {
-                            method
-                        } else {
-                            MatchMethod::None
-                        },
-                        expected: Some(t.node(*card).label.clone()),
-                        expected_part: plan
-                            .slots
-                            .get(slot)
-                            .and_then(|s| s.card.as_ref())
-                            .map(|(_, p)| p.clone()),
-                        expected_link: planned_rate.map(|r| r.label()),
-                        expected_socket: socket_label.clone(),
-                        ..DiffEntry::at(
-                            label.clone(),
-                            Subject::Slot { id: slot.clone() },
-                            audit,
-                            found,
-                            catalog,
-                        )
-                    };
-                    match found {
-                        None => {
-                            e.status = DiffStatus::Missing;
-                            e.problems.push(format!(
-                                "missing: {} planned, no {} found under {}",
-                                t.node(*card).label,
-                                class.name(),
-                                def.locator.join(", ")
-                            ));
-                        }
-                        Some(f) => judge(&mut e, t, *card, planned_rate, f, &numa, audit, catalog),
-                    }
-                    entries.push(e);
-                }
-                Position::Extender {
-                    slot,
-                    label,
-                    card,
-                    bays,
-                } => {
-                    let ports: Vec<&FunctionReport> = bays
-                        .iter()
-                        .filter_map(|b| port_of_bay.get(b))
-                        .map(|(p, _)| *p)
-                        .collect();
-                    let mut e = DiffEntry {
-                        slot: Some(slot.clone()),
-                        expected: Some(t.node(*card).label.clone()),
-                        expected_part: plan
-                            .slots
-                            .get(slot)
-                            .and_then(|s| s.card.as_ref())
-                            .map(|(_, p)| p.clone()),
-                        expected_socket: socket_label.clone(),
-                        method: if ports.is_empty() {
-                            MatchMethod::None
-                        } else {
-                            port_of_bay
-                                .get(&bays[0])
-                                .map(|(_, m)| *m)
-                                .unwrap_or(MatchMethod::None)
-                        },
-                        ..DiffEntry::at(
-                            label.clone(),
-                            Subject::Slot { id: slot.clone() },
-                            audit,
-                            None,
-                            catalog,
-                        )
-                    };
-                    if ports.is_empty() {
-                        e.status = DiffStatus::Missing;
-                        e.problems.push(format!(
-                            "missing: {} planned, none of the ports of its bays {} found under {}",
-                            t.node(*card).label,
-                            crate::plan::instantiate::compress_ranges(bays),
-                            def.locator.join(", ")
-                        ));
-                    } else {
-                        e.found = Some(format!("{} of {} ports", ports.len(), bays.len()));
-                    }
-                    entries.push(e);
-                }
-                Position::EmptySlot { .. } => {}
+                };
+                e.problems.push(format!(
+                    "missing: {} planned, {why}",
+                    expected.clone().unwrap_or_default()
+                ));
+            }
+            (None, Some(f)) => {
+                e.status = DiffStatus::Unexpected;
+                e.problems
+                    .push(format!("unexpected: {} at {}", found_name(audit, f), f.bdf));
+            }
+            (Some(d), Some(f)) if on_bus.is_some() => {
+                judge_bus_drive(&mut e, t, d, f, &s.numa, audit);
+            }
+            (Some(d), Some(f)) => {
+                judge(&mut e, t, d, planned_rate, f, &s.numa, audit, catalog);
             }
         }
-        // Live NVMe drives beyond the plan, and cards nobody planned.
-        for f in bus_of_bay.unmatched {
-            entries.push(unexpected(audit, f, socket_label.clone(), catalog));
+        self.entries.push(e);
+    }
+
+    /// One planned card against the host's card in its physical slot (where the platform
+    /// gives the number, anywhere on the host), else the root complex's first card of its class.
+    fn card(
+        &mut self,
+        s: &mut RcScope<'a, '_>,
+        slot: &str,
+        label: &str,
+        card: NodeIndex,
+        slot_number: Option<u32>,
+    ) {
+        let (plan, audit, catalog) = (self.plan, self.audit, self.catalog);
+        let t = &plan.topology;
+        let class = match t.node(card).kind {
+            NodeKind::Device { class, .. } => class,
+            _ => DeviceClass::Other,
+        };
+        let planned_rate = rate_above(t, card);
+        let numbered = slot_number.and(self.card_of_slot.get(slot).copied());
+        let (found, method) = match numbered {
+            Some(f) => (Some(f), MatchMethod::PhysicalSlot),
+            None => {
+                let idx = s
+                    .endpoints
+                    .iter()
+                    .position(|f| classes_match(class, device_class(class_code(f))));
+                (idx.map(|i| s.endpoints.remove(i)), MatchMethod::DeviceClass)
+            }
+        };
+        if let Some(f) = found {
+            self.used_cards.insert(f.bdf.clone());
         }
-        for p in leaf_ports.iter().filter(|p| !used_ports.contains(&p.bdf)) {
-            if let Some(f) = children_of(&p.bdf).into_iter().find(|k| is_nvme(k)) {
-                entries.push(unexpected(audit, f, socket_label.clone(), catalog));
+        let mut e = DiffEntry {
+            slot: Some(slot.to_string()),
+            slot_number,
+            method: if found.is_some() {
+                method
+            } else {
+                MatchMethod::None
+            },
+            expected: Some(t.node(card).label.clone()),
+            expected_part: planned_card_part(plan, slot),
+            expected_link: planned_rate.map(|r| r.label()),
+            expected_socket: s.socket_label.clone(),
+            ..DiffEntry::at(
+                label.to_string(),
+                Subject::Slot {
+                    id: slot.to_string(),
+                },
+                audit,
+                found,
+                catalog,
+            )
+        };
+        match found {
+            None => {
+                e.status = DiffStatus::Missing;
+                e.problems.push(format!(
+                    "missing: {} planned, no {} found under {}",
+                    t.node(card).label,
+                    class.name(),
+                    s.def.locator.join(", ")
+                ));
+            }
+            Some(f) => judge(&mut e, t, card, planned_rate, f, &s.numa, audit, catalog),
+        }
+        self.entries.push(e);
+    }
+
+    /// A planned extender card: found when any port of its bays is, missing when none is.
+    fn extender(
+        &mut self,
+        s: &RcScope<'a, '_>,
+        slot: &str,
+        label: &str,
+        card: NodeIndex,
+        bays: &[u32],
+    ) {
+        let t = &self.plan.topology;
+        let ports: Vec<&FunctionReport> = bays
+            .iter()
+            .filter_map(|b| s.port_of_bay.get(b))
+            .map(|(p, _)| *p)
+            .collect();
+        let mut e = DiffEntry {
+            slot: Some(slot.to_string()),
+            expected: Some(t.node(card).label.clone()),
+            expected_part: planned_card_part(self.plan, slot),
+            expected_socket: s.socket_label.clone(),
+            method: if ports.is_empty() {
+                MatchMethod::None
+            } else {
+                s.port_of_bay
+                    .get(&bays[0])
+                    .map(|(_, m)| *m)
+                    .unwrap_or(MatchMethod::None)
+            },
+            ..DiffEntry::at(
+                label.to_string(),
+                Subject::Slot {
+                    id: slot.to_string(),
+                },
+                self.audit,
+                None,
+                self.catalog,
+            )
+        };
+        if ports.is_empty() {
+            e.status = DiffStatus::Missing;
+            e.problems.push(format!(
+                "missing: {} planned, none of the ports of its bays {} found under {}",
+                t.node(card).label,
+                crate::plan::instantiate::compress_ranges(bays),
+                s.def.locator.join(", ")
+            ));
+        } else {
+            e.found = Some(format!("{} of {} ports", ports.len(), bays.len()));
+        }
+        self.entries.push(e);
+    }
+
+    /// Live NVMe drives of a root complex beyond the plan: root-bus drives no bay took, and
+    /// drives on ports no bay took.
+    fn unplanned_drives(&mut self, s: &mut RcScope<'a, '_>) {
+        for f in std::mem::take(&mut s.bus_of_bay.unmatched) {
+            self.entries.push(unexpected(
+                self.audit,
+                f,
+                s.socket_label.clone(),
+                self.catalog,
+            ));
+        }
+        for p in s
+            .leaf_ports
+            .iter()
+            .filter(|p| !self.used_ports.contains(&p.bdf))
+        {
+            if let Some(f) = children_of(self.audit, &p.bdf)
+                .into_iter()
+                .find(|k| is_nvme(k))
+            {
+                self.entries.push(unexpected(
+                    self.audit,
+                    f,
+                    s.socket_label.clone(),
+                    self.catalog,
+                ));
             }
         }
-        let empty_slots: Vec<&str> = positions
+    }
+
+    /// Cards of a root complex nobody planned (a matched card's whole subtree excepted: its
+    /// virtual functions and the devices behind its own switch), each drawn in a planned-empty
+    /// slot where one fits.
+    fn unplanned_cards(&mut self, s: RcScope<'a, '_>) {
+        let audit = self.audit;
+        let empty_slots: Vec<&str> = s
+            .positions
             .iter()
             .filter_map(|p| match p {
                 Position::EmptySlot { label, .. } => Some(label.as_str()),
                 _ => None,
             })
             .collect();
-        // A card is its slot's whole subtree: its virtual functions and the devices behind
-        // its own switch (two GPUs on one board) belong to the matched card, not new cards.
-        let matched_tops: std::collections::BTreeSet<&str> = used_cards
+        let matched_tops: BTreeSet<&str> = self
+            .used_cards
             .iter()
             .filter_map(|b| audit.function(b))
             .filter_map(|c| card_top(audit, c))
             .map(|p| p.bdf.as_str())
             .collect();
+        let mut endpoints = s.endpoints;
         endpoints
             .retain(|f| card_top(audit, f).is_none_or(|p| !matched_tops.contains(p.bdf.as_str())));
-        // The planned-empty slots of this root complex: an unplanned card is drawn in one by
-        // its physical slot number, its locator, or as the root complex's only slot.
+        let mut taken_slots: BTreeSet<&String> = Default::default();
+        for f in endpoints {
+            let mut e = unexpected(audit, f, s.socket_label.clone(), self.catalog);
+            if let Some(id) = self.empty_slot_for(s.positions, f, &taken_slots) {
+                taken_slots.insert(id);
+                e.in_slot = Some(id.clone());
+            }
+            if !empty_slots.is_empty() {
+                e.problems[0].push_str(&format!(
+                    " (planned empty there: {})",
+                    empty_slots.join(", ")
+                ));
+            }
+            self.entries.push(e);
+        }
+    }
+
+    /// The planned-empty slot of a root complex an unplanned card is drawn in: by its physical
+    /// slot number, its locator, or as the root complex's only slot; none if already taken.
+    fn empty_slot_for<'p>(
+        &self,
+        positions: &'p [Position],
+        f: &FunctionReport,
+        taken: &BTreeSet<&String>,
+    ) -> Option<&'p String> {
         let empty: Vec<(&String, Option<u32>)> = positions
             .iter()
             .filter_map(|p| match p {
@@ -691,133 +894,149 @@ pub fn diff_in(plan: &Plan, audit: &Audit, catalog: Option<&Catalog>) -> Diff {
                 Position::EmptySlot { .. } | Position::Bay { drive: None, .. }
             )
         }) && empty.len() == 1;
-        let mut taken_slots: std::collections::BTreeSet<&String> = Default::default();
-        for f in endpoints {
-            let mut e = unexpected(audit, f, socket_label.clone(), catalog);
-            let top = card_top(audit, f).map(|p| p.bdf.as_str()).unwrap_or("");
-            let pick = empty
-                .iter()
-                .find(|(_, n)| n.is_some() && *n == card_slot(f))
-                .or_else(|| {
-                    empty.iter().find(|(id, _)| {
-                        plan.slots.get(*id).is_some_and(|s| {
-                            s.def.locator.iter().any(|l| {
-                                f.bdf.starts_with(l.as_str()) || top.starts_with(l.as_str())
-                            })
-                        })
+        let top = card_top(self.audit, f)
+            .map(|p| p.bdf.as_str())
+            .unwrap_or("");
+        empty
+            .iter()
+            .find(|(_, n)| n.is_some() && *n == card_slot(self.audit, f))
+            .or_else(|| {
+                empty.iter().find(|(id, _)| {
+                    self.plan.slots.get(*id).is_some_and(|s| {
+                        s.def
+                            .locator
+                            .iter()
+                            .any(|l| f.bdf.starts_with(l.as_str()) || top.starts_with(l.as_str()))
                     })
                 })
-                .or_else(|| empty.first().filter(|_| only_slot))
-                .filter(|(id, _)| !taken_slots.contains(id));
-            if let Some((id, _)) = pick {
-                taken_slots.insert(id);
-                e.in_slot = Some((*id).clone());
+            })
+            .or_else(|| empty.first().filter(|_| only_slot))
+            .filter(|(id, _)| !taken.contains(id))
+            .map(|(id, _)| *id)
+    }
+
+    /// Cards in physical slots the platform does not model (or planned empty): reported,
+    /// wherever they are. Only where the platform numbers its slots: a platform without
+    /// numbers says nothing about which slot a number is.
+    fn unmodelled_slots(&mut self) {
+        let (plan, audit) = (self.plan, self.audit);
+        let planned_numbers = planned_slot_numbers(plan);
+        let bay_numbers: BTreeSet<u32> = plan
+            .bays
+            .keys()
+            .filter_map(|&b| bay_slot_number(plan, b))
+            .collect();
+        let matched_tops: BTreeSet<String> = self
+            .used_cards
+            .iter()
+            .filter_map(|b| audit.function(b))
+            .filter_map(|c| card_top(audit, c))
+            .map(|p| p.bdf.clone())
+            .collect();
+        for f in audit
+            .functions
+            .iter()
+            .filter(|f| is_card(f) && !planned_numbers.is_empty())
+        {
+            let Some(n) = card_slot(audit, f) else {
+                continue;
+            };
+            if bay_numbers.contains(&n)
+                || self.claimed.contains(&f.bdf)
+                || self.used_cards.contains(&f.bdf)
+                || card_top(audit, f).is_some_and(|p| matched_tops.contains(&p.bdf))
+            {
+                continue;
             }
-            if !empty_slots.is_empty() {
-                e.problems[0].push_str(&format!(
-                    " (planned empty there: {})",
-                    empty_slots.join(", ")
+            let modelled = planned_numbers.contains(&n);
+            let note = if modelled {
+                format!(" (in physical slot {n}, planned empty)")
+            } else {
+                format!(" (in physical slot {n}, which the platform does not model)")
+            };
+            if let Some(e) = self
+                .entries
+                .iter_mut()
+                .find(|e| e.bdf.as_deref() == Some(f.bdf.as_str()))
+            {
+                if !modelled && let Some(p) = e.problems.first_mut() {
+                    p.push_str(&note);
+                }
+            } else {
+                let mut e = unexpected(audit, f, None, self.catalog);
+                e.method = MatchMethod::PhysicalSlot;
+                e.problems[0].push_str(&note);
+                self.entries.push(e);
+            }
+        }
+    }
+
+    /// SAS/SATA drives behind controllers: planned, not visible on PCIe.
+    fn behind_controllers(&mut self) {
+        let t = &self.plan.topology;
+        for b in self.plan.bays.values() {
+            if let Some((d, part)) = &b.drive
+                && !matches!(
+                    t.parent_edge(*d).map(|(_, e)| &t.graph[e]),
+                    Some(Link::Pcie { .. })
+                )
+            {
+                self.entries.push(DiffEntry {
+                    bay: Some(b.number),
+                    expected: Some(t.node(*d).label.clone()),
+                    expected_part: Some(part.clone()),
+                    status: DiffStatus::NotVisible,
+                    problems: vec!["behind a storage controller: not visible on PCIe".into()],
+                    ..DiffEntry::at(
+                        format!("Bay {}", b.number),
+                        Subject::Bay { number: b.number },
+                        self.audit,
+                        None,
+                        self.catalog,
+                    )
+                });
+            }
+        }
+    }
+
+    /// The entries in place order, and a finding for each that is a difference.
+    fn finish(mut self) -> Diff {
+        self.entries
+            .sort_by_key(|e| (e.bay.is_none(), e.bay, e.slot.clone(), e.bdf.clone()));
+        for e in &self.entries {
+            let Some(code) = e.status.finding_code() else {
+                continue;
+            };
+            let mut f = Finding::of(code, format!("{}: {}", e.place, e.problems.join("; ")));
+            if e.status == DiffStatus::WrongPart && e.found_part.is_none() {
+                f = f.with_help(format!(
+                    "no catalogue part has these ids: add one with `pci = [{{ id = \"{}\"{} }}]` to name it",
+                    e.found_ids.clone().unwrap_or_default(),
+                    e.found_subsystem
+                        .as_deref()
+                        .map(|s| format!(", subsystem = \"{s}\""))
+                        .unwrap_or_default()
                 ));
             }
-            entries.push(e);
+            let node = e.bdf.clone().unwrap_or_else(|| e.place.clone());
+            self.findings
+                .push(f.about(e.subject.clone()).at(Location::node(node)));
+        }
+        Diff {
+            build: self.plan.build_name.clone(),
+            platform: self.plan.platform_id.clone(),
+            entries: self.entries,
+            findings: self.findings,
         }
     }
-    // Cards in physical slots the platform does not model: reported, wherever they are.
-    let bay_numbers: std::collections::BTreeSet<u32> = plan
-        .bays
-        .keys()
-        .filter_map(|&b| bay_slot_number(plan, b))
-        .collect();
-    let matched_tops: std::collections::BTreeSet<String> = used_cards
-        .iter()
-        .filter_map(|b| audit.function(b))
-        .filter_map(|c| card_top(audit, c))
-        .map(|p| p.bdf.clone())
-        .collect();
-    // Only where the platform numbers its slots: a platform without numbers says nothing
-    // about which slot a number is.
-    for f in audit
-        .functions
-        .iter()
-        .filter(|f| is_card(f) && !planned_numbers.is_empty())
-    {
-        let Some(n) = card_slot(f) else { continue };
-        if bay_numbers.contains(&n)
-            || claimed.contains(&f.bdf)
-            || used_cards.contains(&f.bdf)
-            || card_top(audit, f).is_some_and(|p| matched_tops.contains(&p.bdf))
-        {
-            continue;
-        }
-        let modelled = planned_numbers.contains(&n);
-        let note = if modelled {
-            format!(" (in physical slot {n}, planned empty)")
-        } else {
-            format!(" (in physical slot {n}, which the platform does not model)")
-        };
-        if let Some(e) = entries
-            .iter_mut()
-            .find(|e| e.bdf.as_deref() == Some(f.bdf.as_str()))
-        {
-            if !modelled && let Some(p) = e.problems.first_mut() {
-                p.push_str(&note);
-            }
-        } else {
-            let mut e = unexpected(audit, f, None, catalog);
-            e.method = MatchMethod::PhysicalSlot;
-            e.problems[0].push_str(&note);
-            entries.push(e);
-        }
-    }
-    // SAS/SATA drives behind controllers.
-    for b in plan.bays.values() {
-        if let Some((d, part)) = &b.drive
-            && !matches!(
-                t.parent_edge(*d).map(|(_, e)| &t.graph[e]),
-                Some(Link::Pcie { .. })
-            )
-        {
-            entries.push(DiffEntry {
-                bay: Some(b.number),
-                expected: Some(t.node(*d).label.clone()),
-                expected_part: Some(part.clone()),
-                status: DiffStatus::NotVisible,
-                problems: vec!["behind a storage controller: not visible on PCIe".into()],
-                ..DiffEntry::at(
-                    format!("Bay {}", b.number),
-                    Subject::Bay { number: b.number },
-                    audit,
-                    None,
-                    catalog,
-                )
-            });
-        }
-    }
-    entries.sort_by_key(|e| (e.bay.is_none(), e.bay, e.slot.clone(), e.bdf.clone()));
-    for e in &entries {
-        let Some(code) = e.status.finding_code() else {
-            continue;
-        };
-        let mut f = Finding::of(code, format!("{}: {}", e.place, e.problems.join("; ")));
-        if e.status == DiffStatus::WrongPart && e.found_part.is_none() {
-            f = f.with_help(format!(
-                "no catalogue part has these ids: add one with `pci = [{{ id = \"{}\"{} }}]` to name it",
-                e.found_ids.clone().unwrap_or_default(),
-                e.found_subsystem
-                    .as_deref()
-                    .map(|s| format!(", subsystem = \"{s}\""))
-                    .unwrap_or_default()
-            ));
-        }
-        let node = e.bdf.clone().unwrap_or_else(|| e.place.clone());
-        findings.push(f.about(e.subject.clone()).at(Location::node(node)));
-    }
-    Diff {
-        build: plan.build_name.clone(),
-        platform: plan.platform_id.clone(),
-        entries,
-        findings,
-    }
+}
+
+/// The catalogue part planned in a slot, if any.
+fn planned_card_part(plan: &Plan, slot: &str) -> Option<String> {
+    plan.slots
+        .get(slot)
+        .and_then(|s| s.card.as_ref())
+        .map(|(_, p)| p.clone())
 }
 
 /// The diff as a table, one row per bay and slot, fitted to `term`: a narrow terminal loses

@@ -398,11 +398,31 @@ struct Def<'a> {
 /// Matches the host against `platform`: the value of each option, every reported slot
 /// placed or contradicted, NUMA nodes explained or not.
 pub fn match_platform(platform: &Platform, audit: &Audit) -> VariantMatch {
-    let def = &platform.def;
-    let file = platform.file.name.clone();
-    let line_of = |r: std::ops::Range<usize>| platform.file.line_col(r.start).0;
-    let slots = host_slots(audit);
-    // Every slot definition with its variant (base: None).
+    let m = Matcher::new(platform, audit);
+    let (options, chosen) = m.score_options();
+    let bays = all_bay_numbers(m.def);
+    let mut out = Outcome::default();
+    for h in &m.slots {
+        m.place(h, &chosen, &bays, &mut out);
+    }
+    m.numa(&chosen, &mut out);
+    m.onboard(&mut out);
+    m.no_variant(&options, &mut out);
+    VariantMatch {
+        platform: m.def.id.get_ref().clone(),
+        file: m.file,
+        picked: None,
+        options,
+        matched: out.matched,
+        total: out.total,
+        places: out.places,
+        contradictions: out.contradictions,
+        findings: out.findings,
+    }
+}
+
+/// Every slot definition of a platform with its variant (base: None).
+fn slot_defs(def: &PlatformFile) -> Vec<Def<'_>> {
     let mut slot_defs: Vec<Def> = def
         .slots
         .iter()
@@ -419,119 +439,20 @@ pub fn match_platform(platform: &Platform, audit: &Audit) -> VariantMatch {
             }));
         }
     }
-    let variant_name = |v: Option<(usize, usize)>| {
-        v.map(|(oi, ci)| {
-            format!(
-                "{}={}",
-                def.options[oi].key.get_ref(),
-                def.options[oi].choices[ci].value.get_ref()
-            )
-        })
-    };
-    let rc = |id: &str| def.root_complexes.iter().find(|r| r.id.get_ref() == id);
-    let side = |d: &Def| -> PlatformSide {
-        let r = rc(d.slot.root_complex.get_ref());
-        PlatformSide {
-            file: file.clone(),
-            line: line_of(span(&d.slot.root_complex)),
-            id: d.slot.id.get_ref().clone(),
-            variant: variant_name(d.variant),
-            root_complex: Some(d.slot.root_complex.get_ref().clone()),
-            locator: r.map(|r| r.locator.clone()).unwrap_or_default(),
-            width: Some(d.slot.electrical.get_ref().get()),
-            numa_nodes: r.and_then(|r| r.numa_node).into_iter().collect(),
-        }
-    };
-    let fits = |d: &Def, h: &HostSlot| -> bool {
-        let Some(r) = rc(d.slot.root_complex.get_ref()) else {
-            return false;
-        };
-        let locator = if d.slot.locator.is_empty() {
-            &r.locator
-        } else {
-            &d.slot.locator
-        };
-        // A port narrower than the slot may be one of its bifurcated ports (an NVMe
-        // extender's x4 ports, the kernel names them `1`, `1-1`, ...); wider is not the slot.
-        let electrical = d.slot.electrical.get_ref().get();
-        located(&h.bdf, h.by, locator) && h.width.is_none_or(|w| w <= electrical)
-    };
-    let bay_numbers = |g: &BayGroupDef| -> Vec<u32> {
-        g.slot_numbers
-            .as_ref()
-            .and_then(|n| parse_bay_list(n.get_ref()).ok())
-            .unwrap_or_default()
-    };
-    let numa_of_rc = observed_numa(def, audit);
+    slot_defs
+}
 
-    // Score every choice.
-    let mut options = Vec::new();
-    let mut chosen: BTreeMap<usize, usize> = BTreeMap::new();
-    for (oi, o) in def.options.iter().enumerate() {
-        let mut scores = Vec::new();
-        for (ci, c) in o.choices.iter().enumerate() {
-            let (m, x) = score_choice(
-                def,
-                c,
-                &slots,
-                &slot_defs,
-                (oi, ci),
-                &fits,
-                &bay_numbers,
-                &numa_of_rc,
-                audit,
-            );
-            scores.push(ChoiceScore {
-                value: c.value.get_ref().clone(),
-                matched: m,
-                contradicted: x,
-            });
-        }
-        let default = o
-            .choices
-            .iter()
-            .position(|c| c.value.get_ref() == o.default.get_ref())
-            .unwrap_or(0);
-        let best = scores
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| s.contradicted == 0)
-            .max_by_key(|(i, s)| (s.matched, *i == default))
-            .map(|(i, _)| i);
-        let evidence = best.is_some_and(|i| scores[i].matched > 0);
-        if let Some(i) = best {
-            chosen.insert(oi, i);
-        }
-        options.push(OptionMatch {
-            key: o.key.get_ref().clone(),
-            value: best.map(|i| scores[i].value.clone()),
-            evidence,
-            setting: o.setting,
-            host_variant: o.host_variant,
-            default: o.default.get_ref().clone(),
-            choices: scores,
-        });
-    }
-    // Base slots a chosen host variant (a riser) replaces by id.
-    let replaced: BTreeSet<&str> = chosen
-        .iter()
-        .filter(|(oi, _)| def.options[**oi].host_variant)
-        .flat_map(|(oi, ci)| def.options[*oi].choices[*ci].slots.iter())
-        .map(|s| s.id.get_ref().as_str())
-        .collect();
-    let active = |d: &Def| match d.variant {
-        None => !replaced.contains(d.slot.id.get_ref().as_str()),
-        Some((oi, ci)) => chosen.get(&oi) == Some(&ci),
-    };
+/// The physical slot numbers a bay group gives its bays, in bay order.
+fn bay_numbers(g: &BayGroupDef) -> Vec<u32> {
+    g.slot_numbers
+        .as_ref()
+        .and_then(|n| parse_bay_list(n.get_ref()).ok())
+        .unwrap_or_default()
+}
 
-    // Place every reported slot.
-    let mut places = Vec::new();
-    let mut contradictions = Vec::new();
-    let mut findings = Vec::new();
-    let mut matched = 0;
-    let mut total = 0;
-    let all_bay_numbers: BTreeMap<u32, String> = def
-        .bays
+/// Per physical slot number of a bay in any variant, that bay (`Bay 3`).
+fn all_bay_numbers(def: &PlatformFile) -> BTreeMap<u32, String> {
+    def.bays
         .iter()
         .chain(
             def.options
@@ -546,164 +467,400 @@ pub fn match_platform(platform: &Platform, audit: &Audit) -> VariantMatch {
                 .map(|(n, b)| (n, format!("Bay {b}")))
                 .collect::<Vec<_>>()
         })
-        .collect();
-    for h in &slots {
-        let host_side = HostSlotSide {
-            bdf: h.bdf.clone(),
-            slot_number: Some(h.slot_number),
-            width: h.width,
-            numa_node: h.numa_node,
-            device: h.device.clone(),
+        .collect()
+}
+
+/// The host's side of a reported slot.
+fn host_side(h: &HostSlot) -> HostSlotSide {
+    HostSlotSide {
+        bdf: h.bdf.clone(),
+        slot_number: Some(h.slot_number),
+        width: h.width,
+        numa_node: h.numa_node,
+        device: h.device.clone(),
+    }
+}
+
+/// A platform held against a host: the platform file, every slot definition with its
+/// variant, the slots the host reports and the NUMA nodes its root complexes show.
+struct Matcher<'a> {
+    platform: &'a Platform,
+    def: &'a PlatformFile,
+    audit: &'a Audit,
+    file: String,
+    slots: Vec<HostSlot>,
+    slot_defs: Vec<Def<'a>>,
+    numa_of_rc: BTreeMap<String, BTreeSet<u32>>,
+}
+
+/// The choice picked per option (by index), and the base slots a chosen host variant (a
+/// riser) replaces by id.
+struct Chosen<'a> {
+    by_option: BTreeMap<usize, usize>,
+    replaced: BTreeSet<&'a str>,
+}
+
+impl<'a> Chosen<'a> {
+    /// The picked choices and the base slots their host variants replace.
+    fn new(def: &'a PlatformFile, by_option: BTreeMap<usize, usize>) -> Chosen<'a> {
+        let replaced = by_option
+            .iter()
+            .filter(|(oi, _)| def.options[**oi].host_variant)
+            .flat_map(|(oi, ci)| def.options[*oi].choices[*ci].slots.iter())
+            .map(|s| s.id.get_ref().as_str())
+            .collect();
+        Chosen {
+            by_option,
+            replaced,
+        }
+    }
+
+    /// Whether a slot definition is in the matched variant: a base slot no chosen host
+    /// variant replaces, or a slot of a chosen choice.
+    fn active(&self, d: &Def) -> bool {
+        match d.variant {
+            None => !self.replaced.contains(d.slot.id.get_ref().as_str()),
+            Some((oi, ci)) => self.by_option.get(&oi) == Some(&ci),
+        }
+    }
+}
+
+/// What matching found: every reported slot's place, the contradictions and their
+/// findings, and how many places and root complexes the matched variant explains.
+#[derive(Default)]
+struct Outcome {
+    places: Vec<PlaceMatch>,
+    contradictions: Vec<Contradiction>,
+    findings: Vec<Finding>,
+    matched: usize,
+    total: usize,
+}
+
+impl<'a> Matcher<'a> {
+    /// The platform's slot definitions and the host's slots and NUMA nodes, ready to match.
+    fn new(platform: &'a Platform, audit: &'a Audit) -> Matcher<'a> {
+        let def = &platform.def;
+        Matcher {
+            platform,
+            def,
+            audit,
+            file: platform.file.name.clone(),
+            slots: host_slots(audit),
+            slot_defs: slot_defs(def),
+            numa_of_rc: observed_numa(def, audit),
+        }
+    }
+
+    /// The platform file's line where a span starts.
+    fn line_of(&self, r: std::ops::Range<usize>) -> usize {
+        self.platform.file.line_col(r.start).0
+    }
+
+    /// `key=value` of an option's choice; none for the base platform.
+    fn variant_name(&self, v: Option<(usize, usize)>) -> Option<String> {
+        v.map(|(oi, ci)| {
+            format!(
+                "{}={}",
+                self.def.options[oi].key.get_ref(),
+                self.def.options[oi].choices[ci].value.get_ref()
+            )
+        })
+    }
+
+    /// The root complex with this id.
+    fn rc(&self, id: &str) -> Option<&'a RootComplexDef> {
+        self.def
+            .root_complexes
+            .iter()
+            .find(|r| r.id.get_ref() == id)
+    }
+
+    /// The platform's side of a slot definition.
+    fn side(&self, d: &Def) -> PlatformSide {
+        let r = self.rc(d.slot.root_complex.get_ref());
+        PlatformSide {
+            file: self.file.clone(),
+            line: self.line_of(span(&d.slot.root_complex)),
+            id: d.slot.id.get_ref().clone(),
+            variant: self.variant_name(d.variant),
+            root_complex: Some(d.slot.root_complex.get_ref().clone()),
+            locator: r.map(|r| r.locator.clone()).unwrap_or_default(),
+            width: Some(d.slot.electrical.get_ref().get()),
+            numa_nodes: r.and_then(|r| r.numa_node).into_iter().collect(),
+        }
+    }
+
+    /// Whether a reported slot can be this definition: on a port under the slot's locator
+    /// (else its root complex's), no wider than the slot.
+    fn fits(&self, d: &Def, h: &HostSlot) -> bool {
+        let Some(r) = self.rc(d.slot.root_complex.get_ref()) else {
+            return false;
         };
-        let same_number: Vec<&Def> = slot_defs
+        let locator = if d.slot.locator.is_empty() {
+            &r.locator
+        } else {
+            &d.slot.locator
+        };
+        // A port narrower than the slot may be one of its bifurcated ports (an NVMe
+        // extender's x4 ports, the kernel names them `1`, `1-1`, ...); wider is not the slot.
+        let electrical = d.slot.electrical.get_ref().get();
+        located(&h.bdf, h.by, locator) && h.width.is_none_or(|w| w <= electrical)
+    }
+
+    /// Every option's choices scored against the host and its value picked: the choice with
+    /// the most evidence and no contradiction, ties keeping the default.
+    fn score_options(&self) -> (Vec<OptionMatch>, Chosen<'a>) {
+        let def = self.def;
+        let mut options = Vec::new();
+        let mut chosen: BTreeMap<usize, usize> = BTreeMap::new();
+        for (oi, o) in def.options.iter().enumerate() {
+            let scores: Vec<ChoiceScore> = o
+                .choices
+                .iter()
+                .enumerate()
+                .map(|(ci, c)| {
+                    let (m, x) = score_choice(
+                        def,
+                        c,
+                        &self.slots,
+                        &self.slot_defs,
+                        (oi, ci),
+                        &|d, h| self.fits(d, h),
+                        &bay_numbers,
+                        &self.numa_of_rc,
+                        self.audit,
+                    );
+                    ChoiceScore {
+                        value: c.value.get_ref().clone(),
+                        matched: m,
+                        contradicted: x,
+                    }
+                })
+                .collect();
+            let default = o
+                .choices
+                .iter()
+                .position(|c| c.value.get_ref() == o.default.get_ref())
+                .unwrap_or(0);
+            let best = scores
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| s.contradicted == 0)
+                .max_by_key(|(i, s)| (s.matched, *i == default))
+                .map(|(i, _)| i);
+            let evidence = best.is_some_and(|i| scores[i].matched > 0);
+            if let Some(i) = best {
+                chosen.insert(oi, i);
+            }
+            options.push(OptionMatch {
+                key: o.key.get_ref().clone(),
+                value: best.map(|i| scores[i].value.clone()),
+                evidence,
+                setting: o.setting,
+                host_variant: o.host_variant,
+                default: o.default.get_ref().clone(),
+                choices: scores,
+            });
+        }
+        (options, Chosen::new(def, chosen))
+    }
+
+    /// One reported slot: on a slot of the matched variant (or of any variant, or a place
+    /// without a number on its very port), else contradicted (LP0351); a number no slot has
+    /// goes to the bays.
+    fn place(
+        &self,
+        h: &HostSlot,
+        chosen: &Chosen,
+        bays: &BTreeMap<u32, String>,
+        out: &mut Outcome,
+    ) {
+        let same_number: Vec<&Def> = self
+            .slot_defs
             .iter()
             .filter(|d| d.slot.slot_number.as_ref().map(|n| *n.get_ref()) == Some(h.slot_number))
             .collect();
-        let holds_nvme = h
-            .device
-            .as_deref()
-            .and_then(|d| audit.function(d))
-            .is_some_and(|d| d.class.as_deref().is_some_and(|c| c.starts_with("0x0108")));
         if same_number.is_empty() {
-            // An NVMe drive's own slot number is a bay's: where the platform numbers no bay,
-            // it says nothing either way.
-            if holds_nvme && all_bay_numbers.is_empty() {
-                continue;
-            }
-            if let Some(bay) = all_bay_numbers.get(&h.slot_number) {
-                total += 1;
-                matched += 1;
-                places.push(PlaceMatch {
-                    host: h.clone(),
-                    place: Some(bay.clone()),
-                    status: PlaceStatus::Ok,
-                });
-                continue;
-            }
-            total += 1;
-            places.push(PlaceMatch {
-                host: h.clone(),
-                place: None,
-                status: PlaceStatus::Unmodelled,
-            });
-            let line = def.slots.last().map(|s| line_of(span(&s.id))).unwrap_or(1);
-            let what = match &h.device {
-                Some(d) => format!(", holding {}", device_name(audit, d)),
-                None => String::from(", empty"),
-            };
-            findings.push(
-                Finding::of(
-                    Code::PlatformLacksSlot,
-                    format!(
-                        "the host reports physical slot {} at {}{what}; {} has no slot or bay with that number",
-                        h.slot_number, h.bdf, def.name
-                    ),
-                )
-                .with_help(format!(
-                    "add a [[slot]] with `slot_number = {}` on the root complex whose locator holds {} to {file}, citing the capture",
-                    h.slot_number, h.bdf
-                ))
-                .about(Subject::Device { bdf: h.bdf.clone() })
-                .at(file_loc(&file, line)),
-            );
-            contradictions.push(Contradiction {
-                code: Code::PlatformLacksSlot,
-                host: host_side,
-                platform: Vec::new(),
-            });
-            continue;
+            self.place_unnumbered(h, bays, out);
+            return;
         }
-        total += 1;
+        out.total += 1;
         // A place without a slot number of its own on this very port (an integrated PERC
         // sharing the slot's number) explains it too.
-        let own_port = slot_defs.iter().find(|d| {
-            d.slot.slot_number.is_none() && !d.slot.locator.is_empty() && active(d) && fits(d, h)
+        let own_port = self.slot_defs.iter().find(|d| {
+            d.slot.slot_number.is_none()
+                && !d.slot.locator.is_empty()
+                && chosen.active(d)
+                && self.fits(d, h)
         });
         let hit = same_number
             .iter()
             .copied()
-            .filter(|d| active(d))
-            .find(|d| fits(d, h))
-            .or_else(|| same_number.iter().copied().find(|d| fits(d, h)))
+            .filter(|d| chosen.active(d))
+            .find(|d| self.fits(d, h))
+            .or_else(|| same_number.iter().copied().find(|d| self.fits(d, h)))
             .or(own_port);
         match hit {
             Some(d) => {
-                matched += 1;
-                places.push(PlaceMatch {
+                out.matched += 1;
+                out.places.push(PlaceMatch {
                     host: h.clone(),
                     place: Some(d.slot.id.get_ref().clone()),
                     status: PlaceStatus::Ok,
                 });
             }
             None => {
-                places.push(PlaceMatch {
+                out.places.push(PlaceMatch {
                     host: h.clone(),
                     place: same_number.first().map(|d| d.slot.id.get_ref().clone()),
                     status: PlaceStatus::Contradicted,
                 });
-                let sides: Vec<PlatformSide> = same_number.iter().map(|d| side(d)).collect();
-                let first = &sides[0];
-                let allowed: Vec<String> = sides
-                    .iter()
-                    .map(|s| {
-                        format!(
-                            "{}{} on {} ({}) x{}",
-                            s.id,
-                            s.variant
-                                .as_deref()
-                                .map(|v| format!(" [{v}]"))
-                                .unwrap_or_default(),
-                            s.root_complex.clone().unwrap_or_default(),
-                            s.locator.join(", "),
-                            s.width.unwrap_or(0)
-                        )
-                    })
-                    .collect();
-                findings.push(
-                    Finding::of(
-                        Code::SlotWiredElsewhere,
-                        format!(
-                            "physical slot {} is on {}{}{}; every variant of {} puts it elsewhere: {}",
-                            h.slot_number,
-                            h.bdf,
-                            h.width.map(|w| format!(" x{w}")).unwrap_or_default(),
-                            h.numa_node
-                                .map(|n| format!(", NUMA node {n}"))
-                                .unwrap_or_default(),
-                            def.id.get_ref(),
-                            allowed.join("; ")
-                        ),
-                    )
-                    .with_help(format!(
-                        "correct the slot's root complex and width at {file}:{} (or add the variant), citing the capture",
-                        first.line
-                    ))
-                    .about(Subject::Slot {
-                        id: first.id.clone(),
-                    })
-                    .at(file_loc(&file, first.line)),
-                );
-                contradictions.push(Contradiction {
-                    code: Code::SlotWiredElsewhere,
-                    host: host_side,
-                    platform: sides,
-                });
+                self.wired_elsewhere(h, &same_number, out);
             }
         }
     }
 
-    // NUMA nodes per root complex under the matched settings.
-    for r in &def.root_complexes {
-        let Some(seen) = numa_of_rc.get(r.id.get_ref()) else {
-            continue;
-        };
-        total += 1;
-        let allowed = allowed_numa(def, r.id.get_ref(), &chosen);
-        if allowed.is_empty() || seen.iter().all(|n| allowed.contains(n)) {
-            matched += 1;
-            continue;
+    /// A reported slot whose number no slot definition has: a bay's, else unmodelled
+    /// (LP0350); an NVMe drive's own number says nothing where the platform numbers no bay.
+    fn place_unnumbered(&self, h: &HostSlot, bays: &BTreeMap<u32, String>, out: &mut Outcome) {
+        let holds_nvme = h
+            .device
+            .as_deref()
+            .and_then(|d| self.audit.function(d))
+            .is_some_and(|d| d.class.as_deref().is_some_and(|c| c.starts_with("0x0108")));
+        if holds_nvme && bays.is_empty() {
+            return;
         }
-        let line = line_of(span(&r.id));
+        out.total += 1;
+        if let Some(bay) = bays.get(&h.slot_number) {
+            out.matched += 1;
+            out.places.push(PlaceMatch {
+                host: h.clone(),
+                place: Some(bay.clone()),
+                status: PlaceStatus::Ok,
+            });
+            return;
+        }
+        out.places.push(PlaceMatch {
+            host: h.clone(),
+            place: None,
+            status: PlaceStatus::Unmodelled,
+        });
+        self.lacks_slot(h, out);
+    }
+
+    /// LP0350: the host reports a physical slot the platform has no slot or bay for.
+    fn lacks_slot(&self, h: &HostSlot, out: &mut Outcome) {
+        let (def, file) = (self.def, &self.file);
+        let line = def
+            .slots
+            .last()
+            .map(|s| self.line_of(span(&s.id)))
+            .unwrap_or(1);
+        let what = match &h.device {
+            Some(d) => format!(", holding {}", device_name(self.audit, d)),
+            None => String::from(", empty"),
+        };
+        out.findings.push(
+            Finding::of(
+                Code::PlatformLacksSlot,
+                format!(
+                    "the host reports physical slot {} at {}{what}; {} has no slot or bay with that number",
+                    h.slot_number, h.bdf, def.name
+                ),
+            )
+            .with_help(format!(
+                "add a [[slot]] with `slot_number = {}` on the root complex whose locator holds {} to {file}, citing the capture",
+                h.slot_number, h.bdf
+            ))
+            .about(Subject::Device { bdf: h.bdf.clone() })
+            .at(file_loc(file, line)),
+        );
+        out.contradictions.push(Contradiction {
+            code: Code::PlatformLacksSlot,
+            host: host_side(h),
+            platform: Vec::new(),
+        });
+    }
+
+    /// LP0351: a reported slot on a port or width that every definition of its number
+    /// (`same_number`, not empty) puts elsewhere.
+    fn wired_elsewhere(&self, h: &HostSlot, same_number: &[&Def], out: &mut Outcome) {
+        let sides: Vec<PlatformSide> = same_number.iter().map(|d| self.side(d)).collect();
+        let first = &sides[0];
+        let allowed: Vec<String> = sides
+            .iter()
+            .map(|s| {
+                format!(
+                    "{}{} on {} ({}) x{}",
+                    s.id,
+                    s.variant
+                        .as_deref()
+                        .map(|v| format!(" [{v}]"))
+                        .unwrap_or_default(),
+                    s.root_complex.clone().unwrap_or_default(),
+                    s.locator.join(", "),
+                    s.width.unwrap_or(0)
+                )
+            })
+            .collect();
+        out.findings.push(
+            Finding::of(
+                Code::SlotWiredElsewhere,
+                format!(
+                    "physical slot {} is on {}{}{}; every variant of {} puts it elsewhere: {}",
+                    h.slot_number,
+                    h.bdf,
+                    h.width.map(|w| format!(" x{w}")).unwrap_or_default(),
+                    h.numa_node
+                        .map(|n| format!(", NUMA node {n}"))
+                        .unwrap_or_default(),
+                    self.def.id.get_ref(),
+                    allowed.join("; ")
+                ),
+            )
+            .with_help(format!(
+                "correct the slot's root complex and width at {}:{} (or add the variant), citing the capture",
+                self.file, first.line
+            ))
+            .about(Subject::Slot {
+                id: first.id.clone(),
+            })
+            .at(file_loc(&self.file, first.line)),
+        );
+        out.contradictions.push(Contradiction {
+            code: Code::SlotWiredElsewhere,
+            host: host_side(h),
+            platform: sides,
+        });
+    }
+
+    /// The NUMA nodes each root complex reports against those the matched settings give it.
+    fn numa(&self, chosen: &Chosen, out: &mut Outcome) {
+        for r in &self.def.root_complexes {
+            let Some(seen) = self.numa_of_rc.get(r.id.get_ref()) else {
+                continue;
+            };
+            out.total += 1;
+            let allowed = allowed_numa(self.def, r.id.get_ref(), &chosen.by_option);
+            if allowed.is_empty() || seen.iter().all(|n| allowed.contains(n)) {
+                out.matched += 1;
+                continue;
+            }
+            self.numa_unexplained(r, seen, allowed, out);
+        }
+    }
+
+    /// LP0352: a root complex reports NUMA nodes no value of the platform's settings gives it.
+    fn numa_unexplained(
+        &self,
+        r: &RootComplexDef,
+        seen: &BTreeSet<u32>,
+        allowed: Vec<u32>,
+        out: &mut Outcome,
+    ) {
+        let (def, file) = (self.def, &self.file);
+        let line = self.line_of(span(&r.id));
         let settings: Vec<&str> = def
             .options
             .iter()
@@ -712,7 +869,7 @@ pub fn match_platform(platform: &Platform, audit: &Audit) -> VariantMatch {
             .collect();
         let seen_s: Vec<String> = seen.iter().map(|n| n.to_string()).collect();
         let allowed_s: Vec<String> = allowed.iter().map(|n| n.to_string()).collect();
-        findings.push(
+        out.findings.push(
             Finding::of(
                 Code::NumaUnexplained,
                 format!(
@@ -735,9 +892,9 @@ pub fn match_platform(platform: &Platform, audit: &Audit) -> VariantMatch {
             .about(Subject::RootComplex {
                 id: r.id.get_ref().clone(),
             })
-            .at(file_loc(&file, line)),
+            .at(file_loc(file, line)),
         );
-        contradictions.push(Contradiction {
+        out.contradictions.push(Contradiction {
             code: Code::NumaUnexplained,
             host: HostSlotSide {
                 bdf: r.locator.first().cloned().unwrap_or_default(),
@@ -759,40 +916,56 @@ pub fn match_platform(platform: &Platform, audit: &Audit) -> VariantMatch {
         });
     }
 
-    // Onboard devices below root ports no root complex of the platform locates.
-    let all_locators: Vec<&String> = def.root_complexes.iter().flat_map(|r| &r.locator).collect();
-    for f in audit
-        .functions
-        .iter()
-        .filter(|f| f.kind == FnKind::Device && f.bdf.ends_with(".0") && f.parent.is_some())
-    {
-        let top = top_port(audit, f);
-        let Some(top) = top else { continue };
-        let in_slot = std::iter::successors(Some(f), |x| {
-            x.parent.as_deref().and_then(|p| audit.function(p))
-        })
-        .take(64)
-        .any(|x| x.slot_number.is_some());
-        if in_slot
-            || all_locators
-                .iter()
-                .any(|l| f.bdf.starts_with(l.as_str()) || top.bdf.starts_with(l.as_str()))
+    /// Onboard devices (no physical slot above them) below root ports no root complex of
+    /// the platform locates.
+    fn onboard(&self, out: &mut Outcome) {
+        let audit = self.audit;
+        let all_locators: Vec<&String> = self
+            .def
+            .root_complexes
+            .iter()
+            .flat_map(|r| &r.locator)
+            .collect();
+        for f in audit
+            .functions
+            .iter()
+            .filter(|f| f.kind == FnKind::Device && f.bdf.ends_with(".0") && f.parent.is_some())
         {
-            continue;
+            let Some(top) = top_port(audit, f) else {
+                continue;
+            };
+            let in_slot = std::iter::successors(Some(f), |x| {
+                x.parent.as_deref().and_then(|p| audit.function(p))
+            })
+            .take(64)
+            .any(|x| x.slot_number.is_some());
+            if in_slot
+                || all_locators
+                    .iter()
+                    .any(|l| f.bdf.starts_with(l.as_str()) || top.bdf.starts_with(l.as_str()))
+            {
+                continue;
+            }
+            out.total += 1;
+            self.onboard_unmodelled(f, top, out);
         }
-        total += 1;
+    }
+
+    /// LP0353: an onboard device below root port `top`, which the platform does not model.
+    fn onboard_unmodelled(&self, f: &FunctionReport, top: &FunctionReport, out: &mut Outcome) {
+        let (def, file) = (self.def, &self.file);
         let line = def
             .builtins
             .last()
-            .map(|b| line_of(span(&b.id)))
-            .or_else(|| def.root_complexes.last().map(|r| line_of(span(&r.id))))
+            .map(|b| self.line_of(span(&b.id)))
+            .or_else(|| def.root_complexes.last().map(|r| self.line_of(span(&r.id))))
             .unwrap_or(1);
-        findings.push(
+        out.findings.push(
             Finding::of(
                 Code::OnboardUnmodelled,
                 format!(
                     "{} at {} (below root port {}, no physical slot) is onboard where {} has no root complex or built-in",
-                    device_name(audit, &f.bdf),
+                    device_name(self.audit, &f.bdf),
                     f.bdf,
                     top.bdf,
                     def.id.get_ref()
@@ -803,9 +976,9 @@ pub fn match_platform(platform: &Platform, audit: &Audit) -> VariantMatch {
                 top.bdf
             ))
             .about(Subject::Device { bdf: f.bdf.clone() })
-            .at(file_loc(&file, line)),
+            .at(file_loc(file, line)),
         );
-        contradictions.push(Contradiction {
+        out.contradictions.push(Contradiction {
             code: Code::OnboardUnmodelled,
             host: HostSlotSide {
                 bdf: f.bdf.clone(),
@@ -818,20 +991,23 @@ pub fn match_platform(platform: &Platform, audit: &Audit) -> VariantMatch {
         });
     }
 
-    for o in &options {
-        if o.value.is_none() {
-            let line = def
+    /// LP0354: an option none of whose values matches the host.
+    fn no_variant(&self, options: &[OptionMatch], out: &mut Outcome) {
+        let file = &self.file;
+        for o in options.iter().filter(|o| o.value.is_none()) {
+            let line = self
+                .def
                 .options
                 .iter()
                 .find(|d| d.key.get_ref() == &o.key)
-                .map(|d| line_of(span(&d.key)))
+                .map(|d| self.line_of(span(&d.key)))
                 .unwrap_or(1);
             let scores: Vec<String> = o
                 .choices
                 .iter()
                 .map(|c| format!("{} ({} contradicted)", c.value, c.contradicted))
                 .collect();
-            findings.push(
+            out.findings.push(
                 Finding::of(
                     Code::NoVariant,
                     format!(
@@ -843,20 +1019,9 @@ pub fn match_platform(platform: &Platform, audit: &Audit) -> VariantMatch {
                 .with_help(format!(
                     "add the host's variant as a choice at {file}:{line}, citing the capture"
                 ))
-                .at(file_loc(&file, line)),
+                .at(file_loc(file, line)),
             );
         }
-    }
-    VariantMatch {
-        platform: def.id.get_ref().clone(),
-        file,
-        picked: None,
-        options,
-        matched,
-        total,
-        places,
-        contradictions,
-        findings,
     }
 }
 
