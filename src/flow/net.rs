@@ -69,9 +69,17 @@ pub struct Element {
     /// The two sockets of a fabric element.
     #[serde(skip)]
     pub sockets: Option<(NodeIndex, NodeIndex)>,
+    /// The node whose own label the label carries (its place, a switch, a limited node).
+    #[serde(skip)]
+    pub named: Option<NodeIndex>,
 }
 
 impl Element {
+    /// True when the label already carries `ix`'s own label (set where the element is built).
+    pub fn names_node(&self, ix: NodeIndex) -> bool {
+        self.named == Some(ix)
+    }
+
     pub fn cap(&self, dir: Dir) -> Option<f64> {
         match dir {
             Dir::Read => self.read_gbs,
@@ -440,6 +448,7 @@ fn fabric_element(t: &Topology, key: (NodeIndex, NodeIndex), els: &mut Vec<Eleme
         edge: None,
         node: None,
         sockets: Some((a, b)),
+        named: None,
     });
     els.len() - 1
 }
@@ -463,6 +472,7 @@ fn node_elements(t: &Topology, ix: NodeIndex, els: &mut Vec<Element>) -> Vec<usi
             edge: None,
             node: Some(ix),
             sockets: None,
+            named: Some(ix),
         });
         out.push(els.len() - 1);
     }
@@ -478,19 +488,23 @@ fn node_elements(t: &Topology, ix: NodeIndex, els: &mut Vec<Element>) -> Vec<usi
             edge: None,
             node: Some(ix),
             sockets: None,
+            named: Some(ix),
         });
         out.push(els.len() - 1);
     }
     out
 }
 
+/// Where a node sits as users know it: its bay or slot, else the node itself.
+pub fn place_node(t: &Topology, ix: NodeIndex) -> NodeIndex {
+    t.ancestors(ix)
+        .find(|&n| matches!(t.node(n).kind, NodeKind::Bay { .. } | NodeKind::Slot { .. }))
+        .unwrap_or(ix)
+}
+
 /// The label users know for where a node sits: its bay or slot, else its own label.
 pub fn place_label(t: &Topology, ix: NodeIndex) -> String {
-    t.ancestors(ix)
-        .map(|n| t.node(n))
-        .find(|n| matches!(n.kind, NodeKind::Bay { .. } | NodeKind::Slot { .. }))
-        .map(|n| n.label.clone())
-        .unwrap_or_else(|| t.node(ix).label.clone())
+    t.node(place_node(t, ix)).label.clone()
 }
 
 fn is_switch_uplink(t: &Topology, child: NodeIndex) -> bool {
@@ -527,7 +541,7 @@ fn edge_element(
                 kind: ElementKind::StorageLink,
                 label: format!(
                     "{} {} link {} Gb/s",
-                    place_label(t, child),
+                    t.node(place_node(t, child)).label,
                     format!("{protocol:?}").to_uppercase(),
                     gbps
                 ),
@@ -538,6 +552,7 @@ fn edge_element(
                 edge: Some(e),
                 node: Some(child),
                 sockets: None,
+                named: Some(place_node(t, child)),
             }
         }
         Link::Pcie { rate, max } => {
@@ -554,6 +569,7 @@ fn edge_element(
                 }
             ) && !switch;
             let down = max.filter(|m| rate.generation < m.generation || rate.width < m.width);
+            let named = if switch { child } else { place_node(t, child) };
             let name = if switch {
                 let sw = if matches!(child_node.kind, NodeKind::Switch { .. }) {
                     child_node.label.clone()
@@ -562,7 +578,7 @@ fn edge_element(
                 };
                 format!("{sw} uplink")
             } else {
-                format!("{} link", place_label(t, child))
+                format!("{} link", t.node(named).label)
             };
             let passive = if bifurcated {
                 Some("bifurcated slot: each port is an x4 link of its own, counted at its drive")
@@ -584,6 +600,7 @@ fn edge_element(
                 edge: Some(e),
                 node: Some(child),
                 sockets: None,
+                named: Some(named),
             }
         }
     };
