@@ -9,10 +9,10 @@
 //! * `LP0205` warning: another shared element saturates (controller, SAS side, root
 //!   complex, inter-socket link, a shared PCIe link).
 
-use super::net::ElementKind;
+use super::net::{Element, ElementKind, place_node};
 use super::{Dir, ElementFlow, FlowReport, Memory, Options};
 use crate::finding::{Code, Finding, Location, Severity};
-use crate::topology::{NodeKind, Topology};
+use crate::topology::{BayNumber, NodeKind, Topology};
 use foldhash::{HashMap, HashMapExt};
 use petgraph::stable_graph::NodeIndex;
 use std::collections::BTreeMap;
@@ -28,11 +28,16 @@ fn loc(t: &Topology, node: Option<NodeIndex>) -> Location {
     }
 }
 
-/// Compact list of labels: `Bay 0, Bay 1, Bay 2` -> `bays 0-2` when all are bays.
-fn places(labels: &[String]) -> String {
-    let nums: Option<Vec<u32>> = labels
+/// Compact list of the places of `nodes`: `bays 0-2` when all sit in bays, else their
+/// places' labels.
+fn places(t: &Topology, nodes: &[NodeIndex]) -> String {
+    let places: Vec<NodeIndex> = nodes.iter().map(|&n| place_node(t, n)).collect();
+    let nums: Option<Vec<BayNumber>> = places
         .iter()
-        .map(|l| l.strip_prefix("Bay ").and_then(|n| n.parse().ok()))
+        .map(|&p| match t.node(p).kind {
+            NodeKind::Bay { number } => Some(number),
+            _ => None,
+        })
         .collect();
     match nums {
         Some(mut n) if !n.is_empty() => {
@@ -40,7 +45,11 @@ fn places(labels: &[String]) -> String {
             let word = if n.len() == 1 { "bay" } else { "bays" };
             format!("{word} {}", crate::plan::instantiate::compress_ranges(&n))
         }
-        _ => labels.join(", "),
+        _ => places
+            .iter()
+            .map(|&p| t.node(p).label.as_str())
+            .collect::<Vec<_>>()
+            .join(", "),
     }
 }
 
@@ -241,16 +250,13 @@ fn downtrained_group(f: &Facts, key: DowntrainKey, ids: &[usize]) -> Finding {
             })
             .fold(0.0, |a, b| a + b)
     };
-    let bays: Vec<String> = ids
-        .iter()
-        .map(|&i| super::net::place_label(t, r.devices[i].node))
-        .collect();
+    let nodes: Vec<NodeIndex> = ids.iter().map(|&i| r.devices[i].node).collect();
     let mut out = Finding::of(
         Code::LinkLosesBandwidth,
         format!(
             "{} x {label} ({}) train at {trained} instead of {max}, held by {held}: read ceiling {} each instead of {} ({} lost in all), write {} instead of {} ({} lost)",
             ids.len(),
-            places(&bays),
+            places(t, &nodes),
             gbs(first.read.alone_gbs),
             gbs(first.read.spec_gbs),
             gbs(lost(Dir::Read)),
@@ -348,12 +354,7 @@ fn spec_above_link(f: &Facts, out: &mut Vec<Finding>) {
                 .is_some_and(|c| d.dir(dir).spec_gbs > c + 1e-9)
         });
         if over {
-            let generic = el
-                .element
-                .label
-                .rsplit_once(" link ")
-                .map(|(_, r)| r.to_string())
-                .unwrap_or_else(|| el.element.label.clone());
+            let generic = link_name(&el.element);
             faster
                 .entry((d.label.clone(), generic, el.element.passive.is_some()))
                 .or_default()
@@ -362,6 +363,14 @@ fn spec_above_link(f: &Facts, out: &mut Vec<Finding>) {
     }
     for ((label, link, _), ids) in faster {
         out.push(spec_above_link_group(f, &label, &link, &ids));
+    }
+}
+
+/// How LP0204 names a device's own link: its rate (`Gen4 x4`, `12 Gb/s`), else its label.
+fn link_name(el: &Element) -> String {
+    match (el.kind, &el.rate) {
+        (ElementKind::Link | ElementKind::StorageLink, Some(rate)) => rate.clone(),
+        _ => el.label.clone(),
     }
 }
 

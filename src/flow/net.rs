@@ -72,6 +72,9 @@ pub struct Element {
     /// The node whose own label the label carries (its place, a switch, a limited node).
     #[serde(skip)]
     pub named: Option<NodeIndex>,
+    /// What a link runs at, as its label ends: `Gen3 x4`, `12 Gb/s` (links only).
+    #[serde(skip)]
+    pub rate: Option<String>,
 }
 
 impl Element {
@@ -519,6 +522,7 @@ fn fabric_element(t: &Topology, key: (NodeIndex, NodeIndex), els: &mut Vec<Eleme
         node: None,
         sockets: Some((a, b)),
         named: None,
+        rate: None,
     });
     els.len() - 1
 }
@@ -543,6 +547,7 @@ fn node_elements(t: &Topology, ix: NodeIndex, els: &mut Vec<Element>) -> Vec<usi
             node: Some(ix),
             sockets: None,
             named: Some(ix),
+            rate: None,
         });
         out.push(els.len() - 1);
     }
@@ -559,6 +564,7 @@ fn node_elements(t: &Topology, ix: NodeIndex, els: &mut Vec<Element>) -> Vec<usi
             node: Some(ix),
             sockets: None,
             named: Some(ix),
+            rate: None,
         });
         out.push(els.len() - 1);
     }
@@ -570,11 +576,6 @@ pub fn place_node(t: &Topology, ix: NodeIndex) -> NodeIndex {
     t.ancestors(ix)
         .find(|&n| matches!(t.node(n).kind, NodeKind::Bay { .. } | NodeKind::Slot { .. }))
         .unwrap_or(ix)
-}
-
-/// The label users know for where a node sits: its bay or slot, else its own label.
-pub fn place_label(t: &Topology, ix: NodeIndex) -> String {
-    t.node(place_node(t, ix)).label.clone()
 }
 
 fn is_switch_uplink(t: &Topology, child: NodeIndex) -> bool {
@@ -606,14 +607,14 @@ fn edge_element(
         Link::Attach | Link::Fabric { .. } => return None,
         Link::Storage { protocol, gbps } => {
             let gbs = serial_lane_gbs(*gbps);
+            let rate = format!("{gbps} Gb/s");
             Element {
                 id,
                 kind: ElementKind::StorageLink,
                 label: format!(
-                    "{} {} link {} Gb/s",
+                    "{} {} link {rate}",
                     t.node(place_node(t, child)).label,
                     format!("{protocol:?}").to_uppercase(),
-                    gbps
                 ),
                 read_gbs: Some(gbs),
                 write_gbs: Some(gbs),
@@ -623,6 +624,7 @@ fn edge_element(
                 node: Some(child),
                 sockets: None,
                 named: Some(place_node(t, child)),
+                rate: Some(rate),
             }
         }
         Link::Pcie { rate, max } => {
@@ -663,6 +665,7 @@ fn edge_element(
                     ElementKind::Link
                 },
                 label: format!("{name} {}", rate.short()),
+                rate: Some(rate.short()),
                 read_gbs: Some(rate.payload_gbs(opts.model, &tlp, true)),
                 write_gbs: Some(rate.payload_gbs(opts.model, &tlp, false)),
                 passive,
