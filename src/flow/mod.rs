@@ -486,169 +486,44 @@ pub fn attach(report: &mut Report, opts: &Options) -> Result<FlowReport, NetErro
     Ok(flow)
 }
 
+/// What the solvers find in one direction: each device alone, the offered loads, the fair
+/// shares and the max-flow.
+struct Solved {
+    dir: Dir,
+    alone: Vec<ceiling::Alone>,
+    offered: Vec<f64>,
+    shares: fair::Shares,
+    mf: maxflow::MaxFlow,
+}
+
+impl Solved {
+    /// Runs every solver over `net` in `dir`.
+    fn of(net: &Net, dir: Dir) -> Solved {
+        Solved {
+            dir,
+            alone: ceiling::alone(net, dir),
+            offered: ceiling::offered(net, dir),
+            shares: fair::shares(net, dir),
+            mf: maxflow::max_flow(net, dir),
+        }
+    }
+}
+
 /// Takes the network by value: its elements move into the report instead of being copied.
 fn assemble(t: &Topology, opts: &Options, mut net: Net) -> FlowReport {
     let users = net.users();
-    let mut per_dir = Vec::new();
-    for dir in Dir::BOTH {
-        let alone = ceiling::alone(&net, dir);
-        let offered = ceiling::offered(&net, dir);
-        let shares = fair::shares(&net, dir);
-        let mf = maxflow::max_flow(&net, dir);
-        per_dir.push((dir, alone, offered, shares, mf));
-    }
-    // Ceilings: each device alone over the physical elements, then all at once with each
-    // device offering its ceiling and the specs of transit controllers set aside.
-    let ceil: [Vec<ceiling::Alone>; 2] = Dir::BOTH.map(|dir| {
-        let mut c = ceiling::ceilings(&net, dir);
-        for (a, s) in c.iter_mut().zip(&net.sources) {
-            if !a.gbs.is_finite() {
-                a.gbs = s.demand(dir).max(0.0);
-            }
-        }
-        c
-    });
+    let per_dir: Vec<Solved> = Dir::BOTH.into_iter().map(|d| Solved::of(&net, d)).collect();
+    let ceil = device_ceilings(&net);
     let ceiling_total = ceiling_max_flow(&mut net, &ceil);
-    let limit_of = |c: Option<usize>| match c {
-        None => Limit::device(),
-        Some(e) => Limit::element(&net.elements[e]),
-    };
-    let ceiling_of = |c: Option<usize>| match c {
-        None => Limit::unmodelled(),
-        Some(e) => Limit::element(&net.elements[e]),
-    };
-    let socket_idx = |s: Option<NodeIndex>| {
-        s.and_then(|s| match t.node(s).kind {
-            NodeKind::Socket { index, .. } => Some(index),
-            _ => None,
-        })
-    };
-
-    let mut parts = Vec::new();
-    let devices: Vec<DeviceFlow> = net
-        .sources
-        .iter()
-        .enumerate()
-        .map(|(i, s)| {
-            let n = t.node(s.node);
-            let (class, part) = match &n.kind {
-                NodeKind::Device { class, part, .. } => (*class, part.clone()),
-                _ => (DeviceClass::Other, None),
-            };
-            let dd = |k: usize| {
-                let (dir, alone, _, shares, _) = &per_dir[k];
-                DeviceDir {
-                    spec_gbs: s.demand(*dir),
-                    ceiling_gbs: ceil[k][i].gbs,
-                    ceiling_by: ceiling_of(ceil[k][i].capped_by),
-                    alone_gbs: alone[i].gbs,
-                    capped_by: limit_of(alone[i].capped_by),
-                    share_gbs: shares.rate[i],
-                    share_limited_by: match shares.stop[i] {
-                        fair::Stop::Demand => limit_of(alone[i].capped_by),
-                        fair::Stop::Element(e) => limit_of(Some(e)),
-                    },
-                }
-            };
-            DeviceFlow {
-                id: n.id.clone(),
-                label: n.label.clone(),
-                part,
-                class,
-                socket: socket_idx(s.socket),
-                path: short_path(t, s.node, &mut parts),
-                crosses_sockets: s.path.iter().any(|&e| net.elements[e].sockets.is_some()),
-                read: dd(0),
-                write: dd(1),
-                node: s.node,
-            }
-        })
-        .collect();
-
+    let devices = device_flows(t, &net, &per_dir, &ceil);
     let moved = std::mem::take(&mut net.elements);
     let elements: Vec<ElementFlow> = moved
         .into_iter()
         .enumerate()
-        .map(|(e, el)| {
-            let ed = |k: usize| {
-                let (dir, _, offered, shares, mf) = &per_dir[k];
-                let cap = el.cap(*dir);
-                let demand: f64 = users[e]
-                    .iter()
-                    .map(|&i| net.sources[i as usize].demand(*dir))
-                    .fold(0.0, |a, b| a + b);
-                // Saturation is judged against physical ceilings only; a controller's spec
-                // caps the expected figures without saturating.
-                let constraint = el.ceiling_constraint(*dir);
-                let saturated = constraint.is_some_and(|c| offered[e] > c * (1.0 + 1e-9) + 1e-9);
-                ElementDir {
-                    capacity_gbs: cap,
-                    ceiling_gbs: constraint,
-                    demand_gbs: demand,
-                    ratio: cap.filter(|&c| c > 0.0).map(|c| demand / c),
-                    offered_gbs: offered[e],
-                    fair_gbs: shares.load[e],
-                    max_flow_gbs: mf.load[e],
-                    utilization: cap.filter(|&c| c > 0.0).map(|c| shares.load[e] / c),
-                    saturated,
-                    lost_gbs: match constraint {
-                        Some(c) if saturated => offered[e] - c,
-                        _ => 0.0,
-                    },
-                }
-            };
-            let (read, write) = (ed(0), ed(1));
-            ElementFlow {
-                element: el,
-                devices: users[e].len(),
-                read,
-                write,
-            }
-        })
+        .map(|(e, el)| element_flow(&net, &users[e], &per_dir, e, el))
         .collect();
-
-    let agg = |k: usize| {
-        let (dir, alone, _, shares, mf) = &per_dir[k];
-        let mut per_socket: Vec<SocketShare> = Vec::new();
-        for s in t.sockets() {
-            let sum: f64 = net
-                .sources
-                .iter()
-                .enumerate()
-                .filter(|(_, src)| src.socket == Some(s))
-                .map(|(i, _)| shares.rate[i])
-                .fold(0.0, |a, b| a + b);
-            per_socket.push(SocketShare {
-                socket: t.node(s).label.clone(),
-                gbs: sum,
-            });
-        }
-        let mut sat: Vec<&ElementFlow> =
-            elements.iter().filter(|e| e.dir(*dir).saturated).collect();
-        sat.sort_by(|a, b| {
-            b.dir(*dir)
-                .ratio
-                .unwrap_or(0.0)
-                .total_cmp(&a.dir(*dir).ratio.unwrap_or(0.0))
-                .then(a.element.id.cmp(&b.element.id))
-        });
-        Aggregate {
-            demand_gbs: net
-                .sources
-                .iter()
-                .map(|s| s.demand(*dir))
-                .fold(0.0, |a, b| a + b),
-            alone_sum_gbs: alone.iter().map(|a| a.gbs).fold(0.0, |a, b| a + b),
-            ceiling_gbs: ceiling_total[k],
-            expected_gbs: mf.total,
-            max_flow_gbs: mf.total,
-            fair_gbs: shares.total,
-            per_socket,
-            bottlenecks: sat.iter().map(|e| e.element.id.clone()).collect(),
-        }
-    };
-    let read = agg(0);
-    let write = agg(1);
+    let read = aggregate(t, &net, &per_dir[0], &elements, ceiling_total[0]);
+    let write = aggregate(t, &net, &per_dir[1], &elements, ceiling_total[1]);
     FlowReport {
         model: opts.model,
         model_description: opts.model.describe(),
@@ -660,6 +535,185 @@ fn assemble(t: &Topology, opts: &Options, mut net: Net) -> FlowReport {
         elements,
         read,
         write,
+    }
+}
+
+/// Ceilings: each device alone over the physical elements (read, write); a device nothing
+/// physical caps offers its demand.
+fn device_ceilings(net: &Net) -> [Vec<ceiling::Alone>; 2] {
+    Dir::BOTH.map(|dir| {
+        let mut c = ceiling::ceilings(net, dir);
+        for (a, s) in c.iter_mut().zip(&net.sources) {
+            if !a.gbs.is_finite() {
+                a.gbs = s.demand(dir).max(0.0);
+            }
+        }
+        c
+    })
+}
+
+/// What caps a device: its own demand, or the element that does.
+fn limit_of(net: &Net, c: Option<usize>) -> Limit {
+    match c {
+        None => Limit::device(),
+        Some(e) => Limit::element(&net.elements[e]),
+    }
+}
+
+/// Each source's flow: its figures per direction, its place and its socket.
+fn device_flows(
+    t: &Topology,
+    net: &Net,
+    per_dir: &[Solved],
+    ceil: &[Vec<ceiling::Alone>; 2],
+) -> Vec<DeviceFlow> {
+    let socket_idx = |s: Option<NodeIndex>| {
+        s.and_then(|s| match t.node(s).kind {
+            NodeKind::Socket { index, .. } => Some(index),
+            _ => None,
+        })
+    };
+    let mut parts = Vec::new();
+    net.sources
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let n = t.node(s.node);
+            let (class, part) = match &n.kind {
+                NodeKind::Device { class, part, .. } => (*class, part.clone()),
+                _ => (DeviceClass::Other, None),
+            };
+            DeviceFlow {
+                id: n.id.clone(),
+                label: n.label.clone(),
+                part,
+                class,
+                socket: socket_idx(s.socket),
+                path: short_path(t, s.node, &mut parts),
+                crosses_sockets: s.path.iter().any(|&e| net.elements[e].sockets.is_some()),
+                read: device_dir(net, &per_dir[0], &ceil[0][i], i),
+                write: device_dir(net, &per_dir[1], &ceil[1][i], i),
+                node: s.node,
+            }
+        })
+        .collect()
+}
+
+/// Source `i`'s figures in one direction: spec, ceiling, alone and fair share, each with
+/// what caps it.
+fn device_dir(net: &Net, d: &Solved, ceil: &ceiling::Alone, i: usize) -> DeviceDir {
+    let s = &net.sources[i];
+    let alone = &d.alone[i];
+    DeviceDir {
+        spec_gbs: s.demand(d.dir),
+        ceiling_gbs: ceil.gbs,
+        ceiling_by: match ceil.capped_by {
+            None => Limit::unmodelled(),
+            Some(e) => Limit::element(&net.elements[e]),
+        },
+        alone_gbs: alone.gbs,
+        capped_by: limit_of(net, alone.capped_by),
+        share_gbs: d.shares.rate[i],
+        share_limited_by: match d.shares.stop[i] {
+            fair::Stop::Demand => limit_of(net, alone.capped_by),
+            fair::Stop::Element(e) => limit_of(net, Some(e)),
+        },
+    }
+}
+
+/// Element `e`'s flow, moved out of the network, with the sources that use it.
+fn element_flow(
+    net: &Net,
+    users: &[u32],
+    per_dir: &[Solved],
+    e: usize,
+    el: Element,
+) -> ElementFlow {
+    let read = element_dir(net, users, &per_dir[0], e, &el);
+    let write = element_dir(net, users, &per_dir[1], e, &el);
+    ElementFlow {
+        element: el,
+        devices: users.len(),
+        read,
+        write,
+    }
+}
+
+/// Element `e`'s figures in one direction: capacity, demand, loads, and whether it
+/// saturates.
+fn element_dir(net: &Net, users: &[u32], d: &Solved, e: usize, el: &Element) -> ElementDir {
+    let cap = el.cap(d.dir);
+    let demand: f64 = users
+        .iter()
+        .map(|&i| net.sources[i as usize].demand(d.dir))
+        .fold(0.0, |a, b| a + b);
+    // Saturation is judged against physical ceilings only; a controller's spec caps the
+    // expected figures without saturating.
+    let constraint = el.ceiling_constraint(d.dir);
+    let offered = d.offered[e];
+    let saturated = constraint.is_some_and(|c| offered > c * (1.0 + 1e-9) + 1e-9);
+    ElementDir {
+        capacity_gbs: cap,
+        ceiling_gbs: constraint,
+        demand_gbs: demand,
+        ratio: cap.filter(|&c| c > 0.0).map(|c| demand / c),
+        offered_gbs: offered,
+        fair_gbs: d.shares.load[e],
+        max_flow_gbs: d.mf.load[e],
+        utilization: cap.filter(|&c| c > 0.0).map(|c| d.shares.load[e] / c),
+        saturated,
+        lost_gbs: match constraint {
+            Some(c) if saturated => offered - c,
+            _ => 0.0,
+        },
+    }
+}
+
+/// The build's totals in one direction: demand, ceilings, flows, shares per socket and the
+/// saturated elements most loaded first.
+fn aggregate(
+    t: &Topology,
+    net: &Net,
+    d: &Solved,
+    elements: &[ElementFlow],
+    ceiling_gbs: f64,
+) -> Aggregate {
+    let dir = d.dir;
+    let per_socket: Vec<SocketShare> = t
+        .sockets()
+        .into_iter()
+        .map(|s| SocketShare {
+            socket: t.node(s).label.clone(),
+            gbs: net
+                .sources
+                .iter()
+                .enumerate()
+                .filter(|(_, src)| src.socket == Some(s))
+                .map(|(i, _)| d.shares.rate[i])
+                .fold(0.0, |a, b| a + b),
+        })
+        .collect();
+    let mut sat: Vec<&ElementFlow> = elements.iter().filter(|e| e.dir(dir).saturated).collect();
+    sat.sort_by(|a, b| {
+        b.dir(dir)
+            .ratio
+            .unwrap_or(0.0)
+            .total_cmp(&a.dir(dir).ratio.unwrap_or(0.0))
+            .then(a.element.id.cmp(&b.element.id))
+    });
+    Aggregate {
+        demand_gbs: net
+            .sources
+            .iter()
+            .map(|s| s.demand(dir))
+            .fold(0.0, |a, b| a + b),
+        alone_sum_gbs: d.alone.iter().map(|a| a.gbs).fold(0.0, |a, b| a + b),
+        ceiling_gbs,
+        expected_gbs: d.mf.total,
+        max_flow_gbs: d.mf.total,
+        fair_gbs: d.shares.total,
+        per_socket,
+        bottlenecks: sat.iter().map(|e| e.element.id.clone()).collect(),
     }
 }
 

@@ -69,9 +69,20 @@ pub struct Element {
     /// The two sockets of a fabric element.
     #[serde(skip)]
     pub sockets: Option<(NodeIndex, NodeIndex)>,
+    /// The node whose own label the label carries (its place, a switch, a limited node).
+    #[serde(skip)]
+    pub named: Option<NodeIndex>,
+    /// What a link runs at, as its label ends: `Gen3 x4`, `12 Gb/s` (links only).
+    #[serde(skip)]
+    pub rate: Option<String>,
 }
 
 impl Element {
+    /// True when the label already carries `ix`'s own label (set where the element is built).
+    pub fn names_node(&self, ix: NodeIndex) -> bool {
+        self.named == Some(ix)
+    }
+
     pub fn cap(&self, dir: Dir) -> Option<f64> {
         match dir {
             Dir::Read => self.read_gbs,
@@ -195,153 +206,32 @@ impl Net {
     /// Builds the network for `opts`.
     pub fn build(t: &Topology, opts: &Options, hints: &Hints) -> Result<Net, NetError> {
         let sockets = t.sockets();
-        let targets = match &opts.memory {
-            Memory::Local => sockets.clone(),
-            m @ Memory::Socket(k) => match m.socket_in(t) {
-                Some(s) => vec![s],
-                None => {
-                    let known: Vec<String> =
-                        sockets.iter().map(|&s| t.node(s).label.clone()).collect();
-                    let help = crate::suggest::did_you_mean(k, known.iter().map(String::as_str))
-                        .map(|s| format!("; did you mean {s}?"))
-                        .unwrap_or_default();
-                    return Err(NetError::NoSocket(k.clone(), known.join(", "), help));
-                }
+        let targets = memory_targets(t, opts, &sockets)?;
+        let order = t.depth_first();
+        let below = has_device_below(t, &order);
+        let mut b = Builder {
+            t,
+            opts,
+            hints,
+            path_mps: path_mps(t, opts, &order),
+            suffix: vec![None; t.graph.node_bound()],
+            edge_el: vec![None; t.graph.edge_bound()],
+            by_fabric: HashMap::new(),
+            routes: fabric_routes(t, &sockets, &targets),
+            empty: std::rc::Rc::new((Vec::new(), None)),
+            net: Net {
+                targets,
+                ..Default::default()
             },
         };
-
-        // Which nodes have a device below them (transit devices, switched extender cards).
-        let mut has_device_below = vec![false; t.graph.node_bound()];
-        let order = t.depth_first();
-        for &ix in order.iter().rev() {
-            if (matches!(t.node(ix).kind, NodeKind::Device { .. }) || has_device_below[ix.index()])
-                && let Some(p) = t.parent(ix)
-            {
-                has_device_below[p.index()] = true;
-            }
-        }
-
-        // The MPS that governs each node's link: the smallest along the path from the socket
-        // down to it (a TLP crosses every link between the device and memory), and at most
-        // `opts.tlp.mps`.
-        let mut path_mps = vec![opts.tlp.mps; t.graph.node_bound()];
-        for &ix in &order {
-            if let Some((p, e)) = t.parent_edge(ix) {
-                let mut m = path_mps[p.index()];
-                if let Link::Pcie { rate, .. } = &t.graph[e] {
-                    m = m.min(rate.mps);
-                }
-                path_mps[ix.index()] = m;
-            }
-        }
-
-        let mut net = Net {
-            targets: targets.clone(),
-            ..Default::default()
-        };
         // About one element per link, sized once rather than by doubling.
-        net.elements.reserve(t.graph.edge_count());
-        // Memo per node: the elements from it (its own limits, then the link above it, and so
-        // on) up to its socket, and the socket. Every node is walked once.
-        type Suffix = std::rc::Rc<(Vec<usize>, Option<NodeIndex>)>;
-        let mut suffix: Vec<Option<Suffix>> = vec![None; t.graph.node_bound()];
-        let mut edge_el: Vec<Option<Option<usize>>> = vec![None; t.graph.edge_bound()];
-        let mut by_fabric: HashMap<(NodeIndex, NodeIndex), usize> = HashMap::new();
-        let routes = fabric_routes(t, &sockets, &targets);
-        let empty: Suffix = std::rc::Rc::new((Vec::new(), None));
-
+        b.net.elements.reserve(t.graph.edge_count());
         for &d in &order {
-            let Some((class, perf)) = device_perf(t, d) else {
-                continue;
-            };
-            if has_device_below[d.index()] {
-                continue;
+            if let Some((read_gbs, write_gbs)) = offer(t, opts, d, &below) {
+                b.source(d, read_gbs, write_gbs);
             }
-            if (opts.scope == Scope::Drives && !class.is_drive())
-                || (opts.scope == Scope::Nvme && class != DeviceClass::Nvme)
-            {
-                continue;
-            }
-            let Some(perf) = perf else { continue };
-            let (read_gbs, write_gbs) = demand(&perf, opts.workload);
-            let up = t.parent_edge(d);
-            let own_link = up.and_then(|(_, e)| {
-                *edge_el[e.index()].get_or_insert_with(|| {
-                    edge_element(t, e, opts, &path_mps, hints, &mut net.elements)
-                })
-            });
-            // The ancestors not yet memoized, nearest first.
-            let mut chain = Vec::new();
-            let mut cur = up.map(|(p, _)| p);
-            while let Some(c) = cur {
-                if suffix[c.index()].is_some() {
-                    break;
-                }
-                chain.push(c);
-                cur = t.parent(c);
-            }
-            let mut acc = cur
-                .and_then(|c| suffix[c.index()].clone())
-                .unwrap_or_else(|| empty.clone());
-            for &c in chain.iter().rev() {
-                let mut v = node_elements(t, c, &mut net.elements);
-                if let Some((_, e)) = t.parent_edge(c)
-                    && let Some(el) = *edge_el[e.index()].get_or_insert_with(|| {
-                        edge_element(t, e, opts, &path_mps, hints, &mut net.elements)
-                    })
-                {
-                    v.push(el);
-                }
-                v.extend_from_slice(&acc.0);
-                let sock = if matches!(t.node(c).kind, NodeKind::Socket { .. }) {
-                    Some(c)
-                } else {
-                    acc.1
-                };
-                acc = std::rc::Rc::new((v, sock));
-                suffix[c.index()] = Some(acc.clone());
-            }
-            let above = match up {
-                Some((p, _)) => suffix[p.index()].clone().unwrap_or_else(|| empty.clone()),
-                None => empty.clone(),
-            };
-            let mut path = Vec::with_capacity(above.0.len() + 2);
-            path.extend(own_link);
-            path.extend_from_slice(&above.0);
-            let socket = if matches!(t.node(d).kind, NodeKind::Socket { .. }) {
-                Some(d)
-            } else {
-                above.1
-            };
-            if let Some(s) = socket
-                && let Some(route) = routes.get(&s)
-            {
-                for w in route.windows(2) {
-                    let key = if w[0] < w[1] {
-                        (w[0], w[1])
-                    } else {
-                        (w[1], w[0])
-                    };
-                    let el = *by_fabric
-                        .entry(key)
-                        .or_insert_with(|| fabric_element(t, key, &mut net.elements));
-                    path.push(el);
-                }
-            }
-            // Traffic of a device under no socket (a broken live capture) goes nowhere.
-            if socket.is_none() {
-                continue;
-            }
-            net.sources.push(Source {
-                node: d,
-                read_gbs,
-                write_gbs,
-                path,
-                own_link,
-                socket,
-            });
         }
-        Ok(net)
+        Ok(b.net)
     }
 
     /// Source indices per element (each element's users).
@@ -353,6 +243,197 @@ impl Net {
             }
         }
         out
+    }
+}
+
+/// The sockets whose memory the work targets: every socket for local memory, else the one
+/// named (an error with did-you-mean when the topology has none of that name).
+fn memory_targets(
+    t: &Topology,
+    opts: &Options,
+    sockets: &[NodeIndex],
+) -> Result<Vec<NodeIndex>, NetError> {
+    match &opts.memory {
+        Memory::Local => Ok(sockets.to_vec()),
+        m @ Memory::Socket(k) => match m.socket_in(t) {
+            Some(s) => Ok(vec![s]),
+            None => {
+                let known: Vec<String> = sockets.iter().map(|&s| t.node(s).label.clone()).collect();
+                let help = crate::suggest::did_you_mean(k, known.iter().map(String::as_str))
+                    .map(|s| format!("; did you mean {s}?"))
+                    .unwrap_or_default();
+                Err(NetError::NoSocket(k.clone(), known.join(", "), help))
+            }
+        },
+    }
+}
+
+/// Which nodes have a device below them (transit devices, switched extender cards), by
+/// node index.
+fn has_device_below(t: &Topology, order: &[NodeIndex]) -> Vec<bool> {
+    let mut below = vec![false; t.graph.node_bound()];
+    for &ix in order.iter().rev() {
+        if (matches!(t.node(ix).kind, NodeKind::Device { .. }) || below[ix.index()])
+            && let Some(p) = t.parent(ix)
+        {
+            below[p.index()] = true;
+        }
+    }
+    below
+}
+
+/// The MPS that governs each node's link: the smallest along the path from the socket down
+/// to it (a TLP crosses every link between the device and memory), and at most
+/// `opts.tlp.mps`.
+fn path_mps(t: &Topology, opts: &Options, order: &[NodeIndex]) -> Vec<u16> {
+    let mut out = vec![opts.tlp.mps; t.graph.node_bound()];
+    for &ix in order {
+        if let Some((p, e)) = t.parent_edge(ix) {
+            let mut m = out[p.index()];
+            if let Link::Pcie { rate, .. } = &t.graph[e] {
+                m = m.min(rate.mps);
+            }
+            out[ix.index()] = m;
+        }
+    }
+    out
+}
+
+/// The demand (read, write GB/s) node `d` offers: `None` unless it is a device in scope
+/// with a spec and no device below it.
+fn offer(t: &Topology, opts: &Options, d: NodeIndex, below: &[bool]) -> Option<(f64, f64)> {
+    let (class, perf) = device_perf(t, d)?;
+    if below[d.index()] {
+        return None;
+    }
+    if (opts.scope == Scope::Drives && !class.is_drive())
+        || (opts.scope == Scope::Nvme && class != DeviceClass::Nvme)
+    {
+        return None;
+    }
+    Some(demand(&perf?, opts.workload))
+}
+
+/// The elements from a node (its own limits, then the link above it, and so on) up to its
+/// socket, and the socket.
+type Suffix = std::rc::Rc<(Vec<usize>, Option<NodeIndex>)>;
+
+/// The walk that builds the network, with memos per node and per edge: every node is
+/// walked once.
+struct Builder<'a> {
+    t: &'a Topology,
+    opts: &'a Options,
+    hints: &'a Hints,
+    path_mps: Vec<u16>,
+    suffix: Vec<Option<Suffix>>,
+    edge_el: Vec<Option<Option<usize>>>,
+    by_fabric: HashMap<(NodeIndex, NodeIndex), usize>,
+    routes: HashMap<NodeIndex, Vec<NodeIndex>>,
+    empty: Suffix,
+    net: Net,
+}
+
+impl Builder<'_> {
+    /// The element of edge `e`, made once (`None`: an edge that limits nothing).
+    fn edge(&mut self, e: EdgeIndex) -> Option<usize> {
+        *self.edge_el[e.index()].get_or_insert_with(|| {
+            edge_element(
+                self.t,
+                e,
+                self.opts,
+                &self.path_mps,
+                self.hints,
+                &mut self.net.elements,
+            )
+        })
+    }
+
+    /// The suffix of `top`, memoizing it and every ancestor not yet walked.
+    fn suffix_of(&mut self, top: NodeIndex) -> Suffix {
+        let t = self.t;
+        // The ancestors not yet memoized, nearest first.
+        let mut chain = Vec::new();
+        let mut cur = Some(top);
+        while let Some(c) = cur {
+            if self.suffix[c.index()].is_some() {
+                break;
+            }
+            chain.push(c);
+            cur = t.parent(c);
+        }
+        let mut acc = cur
+            .and_then(|c| self.suffix[c.index()].clone())
+            .unwrap_or_else(|| self.empty.clone());
+        for &c in chain.iter().rev() {
+            let mut v = node_elements(t, c, &mut self.net.elements);
+            if let Some((_, e)) = t.parent_edge(c)
+                && let Some(el) = self.edge(e)
+            {
+                v.push(el);
+            }
+            v.extend_from_slice(&acc.0);
+            let sock = if matches!(t.node(c).kind, NodeKind::Socket { .. }) {
+                Some(c)
+            } else {
+                acc.1
+            };
+            acc = std::rc::Rc::new((v, sock));
+            self.suffix[c.index()] = Some(acc.clone());
+        }
+        self.suffix[top.index()]
+            .clone()
+            .unwrap_or_else(|| self.empty.clone())
+    }
+
+    /// Appends the inter-socket elements from socket `s` to the target's memory.
+    fn fabric_path(&mut self, s: NodeIndex, path: &mut Vec<usize>) {
+        let Some(route) = self.routes.get(&s) else {
+            return;
+        };
+        for w in route.windows(2) {
+            let key = if w[0] < w[1] {
+                (w[0], w[1])
+            } else {
+                (w[1], w[0])
+            };
+            let el = *self
+                .by_fabric
+                .entry(key)
+                .or_insert_with(|| fabric_element(self.t, key, &mut self.net.elements));
+            path.push(el);
+        }
+    }
+
+    /// Adds device `d` as a source offering `read_gbs` / `write_gbs`, with its path.
+    fn source(&mut self, d: NodeIndex, read_gbs: f64, write_gbs: f64) {
+        let t = self.t;
+        let up = t.parent_edge(d);
+        let own_link = up.and_then(|(_, e)| self.edge(e));
+        let above = match up {
+            Some((p, _)) => self.suffix_of(p),
+            None => self.empty.clone(),
+        };
+        let mut path = Vec::with_capacity(above.0.len() + 2);
+        path.extend(own_link);
+        path.extend_from_slice(&above.0);
+        let socket = if matches!(t.node(d).kind, NodeKind::Socket { .. }) {
+            Some(d)
+        } else {
+            above.1
+        };
+        // Traffic of a device under no socket (a broken live capture) goes nowhere.
+        let Some(s) = socket else {
+            return;
+        };
+        self.fabric_path(s, &mut path);
+        self.net.sources.push(Source {
+            node: d,
+            read_gbs,
+            write_gbs,
+            path,
+            own_link,
+            socket,
+        });
     }
 }
 
@@ -440,6 +521,8 @@ fn fabric_element(t: &Topology, key: (NodeIndex, NodeIndex), els: &mut Vec<Eleme
         edge: None,
         node: None,
         sockets: Some((a, b)),
+        named: None,
+        rate: None,
     });
     els.len() - 1
 }
@@ -463,6 +546,8 @@ fn node_elements(t: &Topology, ix: NodeIndex, els: &mut Vec<Element>) -> Vec<usi
             edge: None,
             node: Some(ix),
             sockets: None,
+            named: Some(ix),
+            rate: None,
         });
         out.push(els.len() - 1);
     }
@@ -478,19 +563,19 @@ fn node_elements(t: &Topology, ix: NodeIndex, els: &mut Vec<Element>) -> Vec<usi
             edge: None,
             node: Some(ix),
             sockets: None,
+            named: Some(ix),
+            rate: None,
         });
         out.push(els.len() - 1);
     }
     out
 }
 
-/// The label users know for where a node sits: its bay or slot, else its own label.
-pub fn place_label(t: &Topology, ix: NodeIndex) -> String {
+/// Where a node sits as users know it: its bay or slot, else the node itself.
+pub fn place_node(t: &Topology, ix: NodeIndex) -> NodeIndex {
     t.ancestors(ix)
-        .map(|n| t.node(n))
-        .find(|n| matches!(n.kind, NodeKind::Bay { .. } | NodeKind::Slot { .. }))
-        .map(|n| n.label.clone())
-        .unwrap_or_else(|| t.node(ix).label.clone())
+        .find(|&n| matches!(t.node(n).kind, NodeKind::Bay { .. } | NodeKind::Slot { .. }))
+        .unwrap_or(ix)
 }
 
 fn is_switch_uplink(t: &Topology, child: NodeIndex) -> bool {
@@ -522,14 +607,14 @@ fn edge_element(
         Link::Attach | Link::Fabric { .. } => return None,
         Link::Storage { protocol, gbps } => {
             let gbs = serial_lane_gbs(*gbps);
+            let rate = format!("{gbps} Gb/s");
             Element {
                 id,
                 kind: ElementKind::StorageLink,
                 label: format!(
-                    "{} {} link {} Gb/s",
-                    place_label(t, child),
+                    "{} {} link {rate}",
+                    t.node(place_node(t, child)).label,
                     format!("{protocol:?}").to_uppercase(),
-                    gbps
                 ),
                 read_gbs: Some(gbs),
                 write_gbs: Some(gbs),
@@ -538,6 +623,8 @@ fn edge_element(
                 edge: Some(e),
                 node: Some(child),
                 sockets: None,
+                named: Some(place_node(t, child)),
+                rate: Some(rate),
             }
         }
         Link::Pcie { rate, max } => {
@@ -554,6 +641,7 @@ fn edge_element(
                 }
             ) && !switch;
             let down = max.filter(|m| rate.generation < m.generation || rate.width < m.width);
+            let named = if switch { child } else { place_node(t, child) };
             let name = if switch {
                 let sw = if matches!(child_node.kind, NodeKind::Switch { .. }) {
                     child_node.label.clone()
@@ -562,7 +650,7 @@ fn edge_element(
                 };
                 format!("{sw} uplink")
             } else {
-                format!("{} link", place_label(t, child))
+                format!("{} link", t.node(named).label)
             };
             let passive = if bifurcated {
                 Some("bifurcated slot: each port is an x4 link of its own, counted at its drive")
@@ -577,6 +665,7 @@ fn edge_element(
                     ElementKind::Link
                 },
                 label: format!("{name} {}", rate.short()),
+                rate: Some(rate.short()),
                 read_gbs: Some(rate.payload_gbs(opts.model, &tlp, true)),
                 write_gbs: Some(rate.payload_gbs(opts.model, &tlp, false)),
                 passive,
@@ -584,6 +673,7 @@ fn edge_element(
                 edge: Some(e),
                 node: Some(child),
                 sockets: None,
+                named: Some(named),
             }
         }
     };

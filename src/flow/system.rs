@@ -490,7 +490,7 @@ impl Ctx<'_> {
         let n = self.topology.node(ix);
         match &n.kind {
             crate::topology::NodeKind::Device { class, .. }
-                if !class.is_drive() && !e.label.contains(n.label.as_str()) =>
+                if !class.is_drive() && !e.names_node(ix) =>
             {
                 format!("{} ({})", e.label, n.label)
             }
@@ -498,184 +498,19 @@ impl Ctx<'_> {
         }
     }
 
+    /// The end-to-end view of one direction: every element's bound and the one that binds.
     fn end_to_end(&self, f: &FlowReport, dir: Dir, io: f64) -> EndToEnd {
-        let agg = f.aggregate(dir);
-        let r = match dir {
-            Dir::Read => 1.0,
-            Dir::Write => self.sys.replication as f64,
-        };
-        // Bytes per client I/O that cross the drives, memory and NICs.
-        let device_bytes = io * r;
-        let memory_per_io = match (dir, self.sys.serve) {
-            (Dir::Read, false) => io,
-            (Dir::Read, true) => 2.0 * io,
-            (Dir::Write, false) => io * r,
-            // In from clients and peers (R), out to the drives (R), out to peers (R - 1).
-            (Dir::Write, true) => io * (3.0 * r - 1.0),
-        };
-        let mut el = Vec::new();
-        let bound =
-            |element: Bind, id: Option<String>, label: String, iops: f64, basis: String| Bound {
-                element,
-                id,
-                label,
-                iops,
-                gbs: iops * io / 1e9,
-                basis,
-            };
-        let what = match dir {
-            Dir::Read => "read",
-            Dir::Write => "write",
-        };
-        let per = if r > 1.0 {
-            format!(" / {r} copies")
-        } else {
-            String::new()
-        };
-        el.push(bound(
-            Bind::Drives,
-            None,
-            "the drives (their specs)".into(),
-            agg.demand_gbs * 1e9 / device_bytes,
-            format!("{:.2} GB/s of {what} specs{per}", agg.demand_gbs),
-        ));
-        // A controller's spec binds only when it holds the expected max-flow measurably below
-        // both the drives and the links (a relative margin: summing 24 drives' specs must not
-        // make a controller out of rounding).
-        if agg.expected_gbs < agg.demand_gbs.min(agg.ceiling_gbs) * (1.0 - 1e-6) {
-            let ctrl = f
-                .elements
-                .iter()
-                .filter(|e| e.element.kind == ElementKind::Transit)
-                .find(|e| {
-                    e.dir(dir)
-                        .capacity_gbs
-                        .is_some_and(|c| e.dir(dir).fair_gbs >= c * (1.0 - 1e-6))
-                });
-            el.push(bound(
-                Bind::Controller,
-                ctrl.map(|e| e.element.id.clone()),
-                ctrl.map_or("a controller's spec".into(), |e| self.named(&e.element)),
-                agg.expected_gbs * 1e9 / device_bytes,
-                format!("{:.2} GB/s expected max-flow{per}", agg.expected_gbs),
-            ));
-        }
-        let link = agg
-            .bottlenecks
-            .first()
-            .and_then(|id| f.elements.iter().find(|e| &e.element.id == id));
-        el.push(bound(
-            Bind::Links,
-            link.map(|e| e.element.id.clone()),
-            link.map_or("the physical path (aggregate ceiling)".into(), |e| {
-                self.named(&e.element)
-            }),
-            agg.ceiling_gbs * 1e9 / device_bytes,
-            format!("{:.2} GB/s aggregate ceiling{per}", agg.ceiling_gbs),
-        ));
-        if let (Some(m), Some(c)) = (self.memory_gbs, self.cpu) {
-            el.push(bound(
-                Bind::Memory,
-                None,
-                "memory bandwidth".into(),
-                m * 1e9 / memory_per_io,
-                format!(
-                    "{:.2} GB/s ({} x {} channels x {} MT/s x 8 B) / {} B per I/O",
-                    m,
-                    if m > c.cpu.memory_gbs_at(c.memory_mts) + 1e-9 {
-                        c.sockets
-                    } else {
-                        1
-                    },
-                    c.cpu.memory_channels,
-                    c.memory_mts,
-                    grouped(memory_per_io)
-                ),
-            ));
-        }
-        if self.sys.serve
-            && let (Some(out), Some(inn)) = (self.nic_out, self.nic_in)
-        {
-            let (iops, basis) = match dir {
-                Dir::Read => (out * 1e9 / io, format!("{out:.2} GB/s to the clients")),
-                Dir::Write => {
-                    let by_in = inn * 1e9 / (io * r);
-                    let by_out = if r > 1.0 {
-                        out * 1e9 / (io * (r - 1.0))
-                    } else {
-                        f64::INFINITY
-                    };
-                    (
-                        by_in.min(by_out),
-                        if r > 1.0 {
-                            format!("{inn:.2} GB/s in for {r} copies, {out:.2} GB/s out")
-                        } else {
-                            format!("{inn:.2} GB/s from the clients")
-                        },
-                    )
-                }
-            };
-            el.push(bound(Bind::Nic, None, "the NICs".into(), iops, basis));
-        }
-        let mut per_io_cycles = None;
-        if let (Some(cost), Some(c)) = (&self.sys.cost, self.cpu) {
-            let cycles_dev = cost.cycles(io);
-            let cycles = match cost {
-                Cost::PerOp { .. } => cycles_dev,
-                _ => cycles_dev * r,
-            };
-            let hz = c.cores() as f64 * c.cpu.clock_ghz() * 1e9 * self.sys.utilisation;
-            per_io_cycles = Some(cycles);
-            let basis = match cost {
-                Cost::PerOp {
-                    cycles_per_op,
-                    ios_per_op,
-                } => format!(
-                    "{} cores x {:.2} GHz x {:.0} % / {} cycles per op, {} I/Os per op",
-                    c.cores(),
-                    c.cpu.clock_ghz(),
-                    self.sys.utilisation * 100.0,
-                    grouped(*cycles_per_op),
-                    ios_per_op
-                ),
-                _ => format!(
-                    "{} cores x {:.2} GHz x {:.0} % / {} cycles{}",
-                    c.cores(),
-                    c.cpu.clock_ghz(),
-                    self.sys.utilisation * 100.0,
-                    grouped(cycles),
-                    if r > 1.0 {
-                        format!(" ({r} copies)")
-                    } else {
-                        String::new()
-                    }
-                ),
-            };
-            el.push(bound(
-                Bind::Cpu,
-                None,
-                format!("the CPUs ({})", c.cpu.name),
-                hz / cycles,
-                basis,
-            ));
-        }
-        let best = el
-            .iter()
-            .fold(None::<&Bound>, |b, e| match b {
-                Some(b) if b.iops <= e.iops * (1.0 + 1e-9) => Some(b),
-                _ => Some(e),
-            })
-            .cloned()
-            .unwrap_or_else(|| bound(Bind::Drives, None, String::new(), 0.0, String::new()));
-        let (used, spare) = match (per_io_cycles, self.cpu) {
-            (Some(cy), Some(c)) => {
-                let clock = c.cpu.clock_ghz() * 1e9;
-                let used = best.iops * cy / clock;
-                let avail = c.cores() as f64 * self.sys.utilisation;
-                (Some(used), Some((avail - used).max(0.0)))
-            }
-            _ => (None, None),
-        };
+        let w = Way::new(f, dir, io, self.sys.replication as f64);
+        let mut el = vec![self.drives_bound(&w)];
+        el.extend(self.controller_bound(&w));
+        el.push(self.links_bound(&w));
+        el.extend(self.memory_bound(&w));
+        el.extend(self.nic_bound(&w));
+        let cpu = self.cpu_bound(&w);
+        let per_io_cycles = cpu.as_ref().map(|(_, cycles)| *cycles);
+        el.extend(cpu.map(|(b, _)| b));
+        let best = binding(&el, io);
+        let (used, spare) = self.cpu_cores(best.iops, per_io_cycles);
         let ops = match &self.sys.cost {
             Some(Cost::PerOp { ios_per_op, .. }) if self.cpu.is_some() => {
                 Some(best.iops / ios_per_op)
@@ -695,6 +530,260 @@ impl Ctx<'_> {
             elements: el,
         }
     }
+
+    /// The drives' bound: their specs summed, over the copies each client I/O writes.
+    fn drives_bound(&self, w: &Way) -> Bound {
+        let agg = w.f.aggregate(w.dir);
+        let what = match w.dir {
+            Dir::Read => "read",
+            Dir::Write => "write",
+        };
+        bound(
+            Bind::Drives,
+            None,
+            "the drives (their specs)".into(),
+            agg.demand_gbs * 1e9 / w.device_bytes(),
+            w.io,
+            format!("{:.2} GB/s of {what} specs{}", agg.demand_gbs, w.per),
+        )
+    }
+
+    /// A controller's bound, only when its spec holds the expected max-flow measurably below
+    /// both the drives and the links (a relative margin: summing 24 drives' specs must not
+    /// make a controller out of rounding).
+    fn controller_bound(&self, w: &Way) -> Option<Bound> {
+        let (f, dir) = (w.f, w.dir);
+        let agg = f.aggregate(dir);
+        if agg.expected_gbs >= agg.demand_gbs.min(agg.ceiling_gbs) * (1.0 - 1e-6) {
+            return None;
+        }
+        let ctrl = f
+            .elements
+            .iter()
+            .filter(|e| e.element.kind == ElementKind::Transit)
+            .find(|e| {
+                e.dir(dir)
+                    .capacity_gbs
+                    .is_some_and(|c| e.dir(dir).fair_gbs >= c * (1.0 - 1e-6))
+            });
+        Some(bound(
+            Bind::Controller,
+            ctrl.map(|e| e.element.id.clone()),
+            ctrl.map_or("a controller's spec".into(), |e| self.named(&e.element)),
+            agg.expected_gbs * 1e9 / w.device_bytes(),
+            w.io,
+            format!("{:.2} GB/s expected max-flow{}", agg.expected_gbs, w.per),
+        ))
+    }
+
+    /// The physical path's bound: the aggregate ceiling, named by its first bottleneck.
+    fn links_bound(&self, w: &Way) -> Bound {
+        let f = w.f;
+        let agg = f.aggregate(w.dir);
+        let link = agg
+            .bottlenecks
+            .first()
+            .and_then(|id| f.elements.iter().find(|e| &e.element.id == id));
+        bound(
+            Bind::Links,
+            link.map(|e| e.element.id.clone()),
+            link.map_or("the physical path (aggregate ceiling)".into(), |e| {
+                self.named(&e.element)
+            }),
+            agg.ceiling_gbs * 1e9 / w.device_bytes(),
+            w.io,
+            format!("{:.2} GB/s aggregate ceiling{}", agg.ceiling_gbs, w.per),
+        )
+    }
+
+    /// Memory bandwidth's bound, where a CPU is known.
+    fn memory_bound(&self, w: &Way) -> Option<Bound> {
+        let (m, c) = (self.memory_gbs?, self.cpu?);
+        let per_io = w.memory_per_io(self.sys.serve);
+        Some(bound(
+            Bind::Memory,
+            None,
+            "memory bandwidth".into(),
+            m * 1e9 / per_io,
+            w.io,
+            format!(
+                "{:.2} GB/s ({} x {} channels x {} MT/s x 8 B) / {} B per I/O",
+                m,
+                if m > c.cpu.memory_gbs_at(c.memory_mts) + 1e-9 {
+                    c.sockets
+                } else {
+                    1
+                },
+                c.cpu.memory_channels,
+                c.memory_mts,
+                grouped(per_io)
+            ),
+        ))
+    }
+
+    /// The NICs' bound on served storage: out to the clients on reads; in (and out to the
+    /// peers, for copies) on writes.
+    fn nic_bound(&self, w: &Way) -> Option<Bound> {
+        if !self.sys.serve {
+            return None;
+        }
+        let (out, inn) = (self.nic_out?, self.nic_in?);
+        let (io, r) = (w.io, w.r);
+        let (iops, basis) = match w.dir {
+            Dir::Read => (out * 1e9 / io, format!("{out:.2} GB/s to the clients")),
+            Dir::Write => {
+                let by_in = inn * 1e9 / (io * r);
+                let by_out = if r > 1.0 {
+                    out * 1e9 / (io * (r - 1.0))
+                } else {
+                    f64::INFINITY
+                };
+                (
+                    by_in.min(by_out),
+                    if r > 1.0 {
+                        format!("{inn:.2} GB/s in for {r} copies, {out:.2} GB/s out")
+                    } else {
+                        format!("{inn:.2} GB/s from the clients")
+                    },
+                )
+            }
+        };
+        Some(bound(Bind::Nic, None, "the NICs".into(), iops, io, basis))
+    }
+
+    /// The CPUs' bound where a cost and a CPU are known, with the cycles one client I/O
+    /// costs.
+    fn cpu_bound(&self, w: &Way) -> Option<(Bound, f64)> {
+        let (cost, c) = (self.sys.cost.as_ref()?, self.cpu?);
+        let r = w.r;
+        let cycles_dev = cost.cycles(w.io);
+        let cycles = match cost {
+            Cost::PerOp { .. } => cycles_dev,
+            _ => cycles_dev * r,
+        };
+        let hz = c.cores() as f64 * c.cpu.clock_ghz() * 1e9 * self.sys.utilisation;
+        let basis = match cost {
+            Cost::PerOp {
+                cycles_per_op,
+                ios_per_op,
+            } => format!(
+                "{} cores x {:.2} GHz x {:.0} % / {} cycles per op, {} I/Os per op",
+                c.cores(),
+                c.cpu.clock_ghz(),
+                self.sys.utilisation * 100.0,
+                grouped(*cycles_per_op),
+                ios_per_op
+            ),
+            _ => format!(
+                "{} cores x {:.2} GHz x {:.0} % / {} cycles{}",
+                c.cores(),
+                c.cpu.clock_ghz(),
+                self.sys.utilisation * 100.0,
+                grouped(cycles),
+                if r > 1.0 {
+                    format!(" ({r} copies)")
+                } else {
+                    String::new()
+                }
+            ),
+        };
+        let b = bound(
+            Bind::Cpu,
+            None,
+            format!("the CPUs ({})", c.cpu.name),
+            hz / cycles,
+            w.io,
+            basis,
+        );
+        Some((b, cycles))
+    }
+
+    /// Cores the CPU cost takes at `iops`, and the cores left of the utilisation's share.
+    fn cpu_cores(&self, iops: f64, per_io_cycles: Option<f64>) -> (Option<f64>, Option<f64>) {
+        match (per_io_cycles, self.cpu) {
+            (Some(cy), Some(c)) => {
+                let clock = c.cpu.clock_ghz() * 1e9;
+                let used = iops * cy / clock;
+                let avail = c.cores() as f64 * self.sys.utilisation;
+                (Some(used), Some((avail - used).max(0.0)))
+            }
+            _ => (None, None),
+        }
+    }
+}
+
+/// One direction of one view: the flow report, the client I/O size and the copies.
+struct Way<'f> {
+    f: &'f FlowReport,
+    dir: Dir,
+    io: f64,
+    /// Copies each client I/O makes on the drives (1 on reads).
+    r: f64,
+    /// ` / 3 copies` for the basis texts (empty for one copy).
+    per: String,
+}
+
+impl<'f> Way<'f> {
+    /// The direction's facts: reads make one copy, writes `replication`.
+    fn new(f: &'f FlowReport, dir: Dir, io: f64, replication: f64) -> Self {
+        let r = match dir {
+            Dir::Read => 1.0,
+            Dir::Write => replication,
+        };
+        let per = if r > 1.0 {
+            format!(" / {r} copies")
+        } else {
+            String::new()
+        };
+        Way { f, dir, io, r, per }
+    }
+
+    /// Bytes per client I/O that cross the drives.
+    fn device_bytes(&self) -> f64 {
+        self.io * self.r
+    }
+
+    /// Bytes per client I/O that cross memory (served storage also sends to the NICs).
+    fn memory_per_io(&self, serve: bool) -> f64 {
+        let (io, r) = (self.io, self.r);
+        match (self.dir, serve) {
+            (Dir::Read, false) => io,
+            (Dir::Read, true) => 2.0 * io,
+            (Dir::Write, false) => io * r,
+            // In from clients and peers (R), out to the drives (R), out to peers (R - 1).
+            (Dir::Write, true) => io * (3.0 * r - 1.0),
+        }
+    }
+}
+
+/// One element's bound: `iops` client I/Os per second of `io` bytes.
+fn bound(
+    element: Bind,
+    id: Option<String>,
+    label: String,
+    iops: f64,
+    io: f64,
+    basis: String,
+) -> Bound {
+    Bound {
+        element,
+        id,
+        label,
+        iops,
+        gbs: iops * io / 1e9,
+        basis,
+    }
+}
+
+/// The bound that binds first: the smallest, the first in order on a tie.
+fn binding(el: &[Bound], io: f64) -> Bound {
+    el.iter()
+        .fold(None::<&Bound>, |b, e| match b {
+            Some(b) if b.iops <= e.iops * (1.0 + 1e-9) => Some(b),
+            _ => Some(e),
+        })
+        .cloned()
+        .unwrap_or_else(|| bound(Bind::Drives, None, String::new(), 0.0, io, String::new()))
 }
 
 /// `1.70 M`, `37.5 k`, `950`: an I/O rate for sentences.
