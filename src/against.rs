@@ -22,6 +22,7 @@ use crate::finding::{Code, Finding, Location, Subject};
 use crate::host::audit::{Audit, FunctionReport};
 use crate::host::model::LinkState;
 use crate::host::tree::{FnKind, device_class};
+use crate::pci::{Bdf, PciIds};
 use crate::pcie::LinkRate;
 use crate::plan::instantiate::Plan;
 use crate::platform::Catalog;
@@ -173,13 +174,14 @@ pub struct DiffEntry {
     pub expected_part: Option<String>,
     pub expected_link: Option<String>,
     pub expected_socket: Option<String>,
-    pub bdf: Option<String>,
+    #[serde(serialize_with = "crate::pci::ser_opt_bdf")]
+    pub bdf: Option<crate::pci::Bdf>,
     pub found: Option<String>,
     /// Catalogue part id of what was found, when its PCI ids name one.
     pub found_part: Option<String>,
     /// `vendor:device` and subsystem ids of what was found.
     pub found_ids: Option<String>,
-    pub found_subsystem: Option<String>,
+    pub found_subsystem: Option<PciIds>,
     pub found_link: Option<String>,
     /// The trained link of what was found, as data.
     pub found_rate: Option<LinkState>,
@@ -281,11 +283,11 @@ pub fn diff_in(plan: &Plan, audit: &Audit, catalog: Option<&Catalog>) -> Diff {
 }
 
 /// The live functions whose parent is `bdf`.
-fn children_of<'a>(audit: &'a Audit, bdf: &str) -> Vec<&'a FunctionReport> {
+fn children_of(audit: &Audit, bdf: Bdf) -> Vec<&FunctionReport> {
     audit
         .functions
         .iter()
-        .filter(|f| f.parent.as_deref() == Some(bdf))
+        .filter(|f| f.parent == Some(bdf))
         .collect()
 }
 
@@ -301,7 +303,7 @@ fn is_port(f: &FunctionReport) -> bool {
 
 /// Whether a function is a card: function 0 of a device that is not an NVMe controller.
 fn is_card(f: &FunctionReport) -> bool {
-    f.kind == FnKind::Device && f.bdf.ends_with(".0") && !is_nvme(f)
+    f.kind == FnKind::Device && f.bdf.func == 0 && !is_nvme(f)
 }
 
 /// The physical slot a card reports: on itself, its port, or the port its card hangs from.
@@ -309,7 +311,6 @@ fn card_slot(audit: &Audit, f: &FunctionReport) -> Option<u32> {
     f.slot_number
         .or_else(|| {
             f.parent
-                .as_deref()
                 .and_then(|p| audit.function(p))
                 .and_then(|p| p.slot_number)
         })
@@ -344,17 +345,15 @@ fn cards_in_numbered_slots<'a>(
             .map(|r| r.locator.clone())
             .unwrap_or_default();
         let under = |f: &FunctionReport, loc: &[String]| {
-            let port = card_top(audit, f).map(|p| p.bdf.as_str()).unwrap_or("");
+            let port = card_top(audit, f).map(|p| p.bdf);
             loc.iter()
-                .any(|l| f.bdf.starts_with(l.as_str()) || port.starts_with(l.as_str()))
+                .any(|l| f.bdf.under(l) || port.is_some_and(|p| p.under(l)))
         };
-        let taken: BTreeSet<&str> = card_of_slot.values().map(|f| f.bdf.as_str()).collect();
+        let taken: BTreeSet<Bdf> = card_of_slot.values().map(|f| f.bdf).collect();
         let candidates: Vec<&FunctionReport> = audit
             .functions
             .iter()
-            .filter(|f| {
-                is_card(f) && card_slot(audit, f) == Some(n) && !taken.contains(f.bdf.as_str())
-            })
+            .filter(|f| is_card(f) && card_slot(audit, f) == Some(n) && !taken.contains(&f.bdf))
             .collect();
         let pick = candidates
             .iter()
@@ -377,13 +376,13 @@ struct Differ<'a> {
     entries: Vec<DiffEntry>,
     findings: Vec<Finding>,
     /// Ports claimed by a bay anywhere on the host (by physical slot number or address order).
-    used_ports: BTreeSet<String>,
+    used_ports: BTreeSet<Bdf>,
     /// Cards matched to a planned slot.
-    used_cards: BTreeSet<String>,
+    used_cards: BTreeSet<Bdf>,
     /// Per planned card's slot (id), the host's card in its physical slot.
     card_of_slot: BTreeMap<String, &'a FunctionReport>,
     /// The cards of `card_of_slot`.
-    claimed: BTreeSet<String>,
+    claimed: BTreeSet<Bdf>,
 }
 
 /// One root complex's side of the diff: its positions, its socket, the live ports and cards
@@ -405,7 +404,7 @@ impl<'a> Differ<'a> {
     /// A diff with the cards in planned physical slots already paired, nothing else.
     fn new(plan: &'a Plan, audit: &'a Audit, catalog: Option<&'a Catalog>) -> Differ<'a> {
         let card_of_slot = cards_in_numbered_slots(plan, audit);
-        let claimed = card_of_slot.values().map(|f| f.bdf.clone()).collect();
+        let claimed = card_of_slot.values().map(|f| f.bdf).collect();
         Differ {
             plan,
             audit,
@@ -493,14 +492,14 @@ impl<'a> Differ<'a> {
         let located: Vec<&FunctionReport> = audit
             .functions
             .iter()
-            .filter(|f| def.locator.iter().any(|l| f.bdf.starts_with(l.as_str())))
+            .filter(|f| def.locator.iter().any(|l| f.bdf.under(l)))
             .collect();
         let leaf_ports: Vec<&FunctionReport> = located
             .iter()
             .copied()
             .filter(|f| is_port(f))
             .filter(|f| {
-                let kids = children_of(audit, &f.bdf);
+                let kids = children_of(audit, f.bdf);
                 kids.is_empty() || kids.iter().any(|k| is_nvme(k))
             })
             .collect();
@@ -532,7 +531,7 @@ impl<'a> Differ<'a> {
             located.iter().copied().filter(|f| is_card(f)).collect();
         // Endpoints one bridge below the located ports sit on other buses: add them.
         for p in located.iter().filter(|f| is_port(f)) {
-            for k in children_of(self.audit, &p.bdf) {
+            for k in children_of(self.audit, p.bdf) {
                 if is_card(k) && !endpoints.iter().any(|e| e.bdf == k.bdf) {
                     endpoints.push(k);
                 }
@@ -563,7 +562,7 @@ impl<'a> Differ<'a> {
             } = pos
                 && let Some(p) = self.port_by_slot(*n)
             {
-                self.used_ports.insert(p.bdf.clone());
+                self.used_ports.insert(p.bdf);
                 port_of_bay.insert(*bay, (p, MatchMethod::PhysicalSlot));
             }
         }
@@ -581,7 +580,7 @@ impl<'a> Differ<'a> {
             } = pos
                 && let Some(p) = free_ports.next()
             {
-                self.used_ports.insert(p.bdf.clone());
+                self.used_ports.insert(p.bdf);
                 port_of_bay.insert(*bay, (p, MatchMethod::AddressOrder));
             }
         }
@@ -600,7 +599,7 @@ impl<'a> Differ<'a> {
                     .functions
                     .iter()
                     .find(|f| is_nvme(f) && f.slot_number == Some(n))
-                    .and_then(|d| d.parent.as_deref())
+                    .and_then(|d| d.parent)
                     .and_then(|p| audit.function(p))
             })
     }
@@ -625,7 +624,7 @@ impl<'a> Differ<'a> {
         let found = match on_bus {
             Some(f) => Some(f),
             None => {
-                port.and_then(|(p, _)| children_of(audit, &p.bdf).into_iter().find(|k| is_nvme(k)))
+                port.and_then(|(p, _)| children_of(audit, p.bdf).into_iter().find(|k| is_nvme(k)))
             }
         };
         let expected = drive.map(|d| t.node(d).label.clone());
@@ -710,7 +709,7 @@ impl<'a> Differ<'a> {
             }
         };
         if let Some(f) = found {
-            self.used_cards.insert(f.bdf.clone());
+            self.used_cards.insert(f.bdf);
         }
         let mut e = DiffEntry {
             slot: Some(slot.to_string()),
@@ -817,7 +816,7 @@ impl<'a> Differ<'a> {
             .iter()
             .filter(|p| !self.used_ports.contains(&p.bdf))
         {
-            if let Some(f) = children_of(self.audit, &p.bdf)
+            if let Some(f) = children_of(self.audit, p.bdf)
                 .into_iter()
                 .find(|k| is_nvme(k))
             {
@@ -844,16 +843,15 @@ impl<'a> Differ<'a> {
                 _ => None,
             })
             .collect();
-        let matched_tops: BTreeSet<&str> = self
+        let matched_tops: BTreeSet<Bdf> = self
             .used_cards
             .iter()
-            .filter_map(|b| audit.function(b))
+            .filter_map(|b| audit.function(*b))
             .filter_map(|c| card_top(audit, c))
-            .map(|p| p.bdf.as_str())
+            .map(|p| p.bdf)
             .collect();
         let mut endpoints = s.endpoints;
-        endpoints
-            .retain(|f| card_top(audit, f).is_none_or(|p| !matched_tops.contains(p.bdf.as_str())));
+        endpoints.retain(|f| card_top(audit, f).is_none_or(|p| !matched_tops.contains(&p.bdf)));
         let mut taken_slots: BTreeSet<&String> = Default::default();
         for f in endpoints {
             let mut e = unexpected(audit, f, s.socket_label.clone(), self.catalog);
@@ -894,9 +892,7 @@ impl<'a> Differ<'a> {
                 Position::EmptySlot { .. } | Position::Bay { drive: None, .. }
             )
         }) && empty.len() == 1;
-        let top = card_top(self.audit, f)
-            .map(|p| p.bdf.as_str())
-            .unwrap_or("");
+        let top = card_top(self.audit, f).map(|p| p.bdf);
         empty
             .iter()
             .find(|(_, n)| n.is_some() && *n == card_slot(self.audit, f))
@@ -906,7 +902,7 @@ impl<'a> Differ<'a> {
                         s.def
                             .locator
                             .iter()
-                            .any(|l| f.bdf.starts_with(l.as_str()) || top.starts_with(l.as_str()))
+                            .any(|l| f.bdf.under(l) || top.is_some_and(|t| t.under(l)))
                     })
                 })
             })
@@ -926,12 +922,12 @@ impl<'a> Differ<'a> {
             .keys()
             .filter_map(|&b| bay_slot_number(plan, b))
             .collect();
-        let matched_tops: BTreeSet<String> = self
+        let matched_tops: BTreeSet<Bdf> = self
             .used_cards
             .iter()
-            .filter_map(|b| audit.function(b))
+            .filter_map(|b| audit.function(*b))
             .filter_map(|c| card_top(audit, c))
-            .map(|p| p.bdf.clone())
+            .map(|p| p.bdf)
             .collect();
         for f in audit
             .functions
@@ -954,11 +950,7 @@ impl<'a> Differ<'a> {
             } else {
                 format!(" (in physical slot {n}, which the platform does not model)")
             };
-            if let Some(e) = self
-                .entries
-                .iter_mut()
-                .find(|e| e.bdf.as_deref() == Some(f.bdf.as_str()))
-            {
+            if let Some(e) = self.entries.iter_mut().find(|e| e.bdf == Some(f.bdf)) {
                 if !modelled && let Some(p) = e.problems.first_mut() {
                     p.push_str(&note);
                 }
@@ -1002,7 +994,7 @@ impl<'a> Differ<'a> {
     /// The entries in place order, and a finding for each that is a difference.
     fn finish(mut self) -> Diff {
         self.entries
-            .sort_by_key(|e| (e.bay.is_none(), e.bay, e.slot.clone(), e.bdf.clone()));
+            .sort_by_key(|e| (e.bay.is_none(), e.bay, e.slot.clone(), e.bdf));
         for e in &self.entries {
             let Some(code) = e.status.finding_code() else {
                 continue;
@@ -1013,12 +1005,11 @@ impl<'a> Differ<'a> {
                     "no catalogue part has these ids: add one with `pci = [{{ id = \"{}\"{} }}]` to name it",
                     e.found_ids.clone().unwrap_or_default(),
                     e.found_subsystem
-                        .as_deref()
                         .map(|s| format!(", subsystem = \"{s}\""))
                         .unwrap_or_default()
                 ));
             }
-            let node = e.bdf.clone().unwrap_or_else(|| e.place.clone());
+            let node = e.bdf.map_or_else(|| e.place.clone(), |b| b.to_string());
             self.findings
                 .push(f.about(e.subject.clone()).at(Location::node(node)));
         }
@@ -1073,7 +1064,7 @@ pub fn render_in(diff: &Diff, term: &Term) -> String {
                 e.expected_link.clone().unwrap_or_else(|| "-".into()),
                 e.found.clone().unwrap_or_else(|| "-".into()),
                 e.found_link.clone().unwrap_or_else(|| "-".into()),
-                e.bdf.clone().unwrap_or_else(|| "-".into()),
+                e.bdf.map_or_else(|| "-".into(), |b| b.to_string()),
                 e.found_numa
                     .map(|n| n.to_string())
                     .unwrap_or_else(|| "-".into()),
@@ -1104,9 +1095,7 @@ pub fn render_in(diff: &Diff, term: &Term) -> String {
 }
 
 fn class_code(f: &FunctionReport) -> Option<u32> {
-    f.class
-        .as_deref()
-        .and_then(|c| u32::from_str_radix(c.trim_start_matches("0x"), 16).ok())
+    f.class.map(|c| c.0)
 }
 
 /// A planned class and a live class code are the same kind of card (a PERC is a RAID class
@@ -1131,7 +1120,7 @@ fn found_name(audit: &Audit, f: &FunctionReport) -> String {
     audit
         .drives
         .iter()
-        .find(|d| d.bdf.as_deref() == Some(f.bdf.as_str()))
+        .find(|d| d.bdf == Some(f.bdf))
         .and_then(|d| d.model.clone())
         .unwrap_or_else(|| f.name.clone())
 }
@@ -1157,11 +1146,11 @@ impl DiffEntry {
             expected_part: None,
             expected_link: None,
             expected_socket: None,
-            bdf: found.map(|f| f.bdf.clone()),
+            bdf: found.map(|f| f.bdf),
             found: found.map(|f| found_name(audit, f)),
             found_part: found.and_then(|f| catalog.and_then(|c| part_by_ids(c, f))),
-            found_ids: found.map(|f| f.ids.clone()),
-            found_subsystem: found.and_then(|f| f.subsystem.clone()),
+            found_ids: found.map(|f| PciIds::text(f.ids)),
+            found_subsystem: found.and_then(|f| f.subsystem),
             found_link: found.and_then(|f| f.link).map(link_label),
             found_rate: found.and_then(|f| f.link),
             found_numa: found.and_then(|f| f.numa_node),
@@ -1179,15 +1168,11 @@ pub fn part_by_ids(catalog: &Catalog, f: &FunctionReport) -> Option<String> {
     let mut best: Option<(bool, &str)> = None;
     for (id, part) in &catalog.parts {
         for p in &part.def.pci {
-            if !p.id.get_ref().eq_ignore_ascii_case(&f.ids) {
+            if !PciIds::is_listed(p.id.get_ref(), f.ids) {
                 continue;
             }
-            let sub = p
-                .subsystem
-                .as_ref()
-                .map(|s| s.get_ref().to_ascii_lowercase());
-            let exact = match (&sub, &f.subsystem) {
-                (Some(want), Some(got)) if want == &got.to_ascii_lowercase() => true,
+            let exact = match (&p.subsystem, f.subsystem) {
+                (Some(want), Some(got)) if PciIds::is_listed(want.get_ref(), Some(got)) => true,
                 (Some(_), _) => continue,
                 (None, _) => false,
             };
@@ -1206,11 +1191,10 @@ fn ids_match(catalog: &Catalog, part: &str, f: &FunctionReport) -> Option<bool> 
         return None;
     }
     Some(def.pci.iter().any(|p| {
-        p.id.get_ref().eq_ignore_ascii_case(&f.ids)
+        PciIds::is_listed(p.id.get_ref(), f.ids)
             && p.subsystem.as_ref().is_none_or(|s| {
                 f.subsystem
-                    .as_deref()
-                    .is_some_and(|g| s.get_ref().eq_ignore_ascii_case(g))
+                    .is_some_and(|g| PciIds::is_listed(s.get_ref(), Some(g)))
             })
     }))
 }
@@ -1232,8 +1216,8 @@ fn unexpected(
             f.bdf
         )],
         ..DiffEntry::at(
-            f.bdf.clone(),
-            Subject::Device { bdf: f.bdf.clone() },
+            f.bdf.to_string(),
+            Subject::Device { bdf: f.bdf },
             audit,
             Some(f),
             catalog,
@@ -1246,7 +1230,7 @@ fn unexpected(
 /// else the topmost port above it (a root port). Everything below that port is the card's.
 fn card_top<'a>(audit: &'a Audit, f: &FunctionReport) -> Option<&'a FunctionReport> {
     let mut top = None;
-    let mut cur = f.parent.as_deref().and_then(|p| audit.function(p));
+    let mut cur = f.parent.and_then(|p| audit.function(p));
     let mut hops = 0;
     while let Some(p) = cur {
         if matches!(
@@ -1262,7 +1246,7 @@ fn card_top<'a>(audit: &'a Audit, f: &FunctionReport) -> Option<&'a FunctionRepo
         if hops > 256 {
             break;
         }
-        cur = p.parent.as_deref().and_then(|q| audit.function(q));
+        cur = p.parent.and_then(|q| audit.function(q));
     }
     top
 }
@@ -1325,9 +1309,8 @@ fn judge(
             Some(p) => format!("{} ({got})", p.def.name),
             None => format!(
                 "{got} ({}{}), a part the catalogue does not list",
-                f.ids,
+                PciIds::text(f.ids),
                 f.subsystem
-                    .as_deref()
                     .map(|s| format!(", subsystem {s}"))
                     .unwrap_or_default()
             ),
@@ -1386,14 +1369,9 @@ fn root_bus_drives<'a>(
         .iter()
         .copied()
         .filter(|f| f.parent.is_none() && f.kind == FnKind::Device)
-        .filter(|f| {
-            audit
-                .drives
-                .iter()
-                .any(|d| d.bdf.as_deref() == Some(f.bdf.as_str()))
-        })
+        .filter(|f| audit.drives.iter().any(|d| d.bdf == Some(f.bdf)))
         .collect();
-    out.sort_by(|a, b| a.bdf.cmp(&b.bdf));
+    out.sort_by_key(|a| a.bdf);
     out
 }
 
@@ -1442,10 +1420,7 @@ fn judge_bus_drive(
     audit: &Audit,
 ) {
     let want = &t.node(planned).label;
-    let drive = audit
-        .drives
-        .iter()
-        .find(|d| d.bdf.as_deref() == Some(f.bdf.as_str()));
+    let drive = audit.drives.iter().find(|d| d.bdf == Some(f.bdf));
     let got = drive.and_then(|d| d.model.as_deref()).map(str::trim);
     if got.is_some_and(|g| g != want.trim()) {
         e.status = DiffStatus::WrongPart;

@@ -56,11 +56,7 @@ pub fn with_diff(audit: &mut Audit, diff: &Diff) {
         if let Some(f) = audit.functions.iter_mut().find(|f| &f.bdf == bdf) {
             f.bay = Some(bay);
         }
-        if let Some(d) = audit
-            .drives
-            .iter_mut()
-            .find(|d| d.bdf.as_deref() == Some(bdf.as_str()))
-        {
+        if let Some(d) = audit.drives.iter_mut().find(|d| d.bdf == Some(*bdf)) {
             d.bay = Some(bay);
         }
     }

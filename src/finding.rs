@@ -73,7 +73,10 @@ pub enum Subject {
     /// Several slots at once (a card rule broken across them), by platform id.
     Slots { ids: Vec<String> },
     /// A PCI function (port or device), by its address `dddd:bb:dd.f`.
-    Device { bdf: String },
+    Device {
+        #[serde(serialize_with = "crate::pci::ser_bdf")]
+        bdf: crate::pci::Bdf,
+    },
     /// A root complex: its platform id, or `dddd:bb` for a live root bus.
     RootComplex { id: String },
     /// A CPU socket, by index (0-based).

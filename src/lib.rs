@@ -19,6 +19,7 @@ pub mod host;
 pub mod input;
 pub mod learn;
 pub mod outfile;
+pub mod pci;
 pub mod pcie;
 pub mod pciids;
 pub mod place;

@@ -133,7 +133,8 @@ fn unknown_as_null<S: serde::Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Erro
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
 pub struct PciIdent {
     /// `0000:3b:00.0`
-    pub bdf: String,
+    #[serde(serialize_with = "crate::pci::ser_bdf")]
+    pub bdf: crate::pci::Bdf,
     pub vendor: u16,
     pub device: u16,
     pub class: u32,

@@ -19,6 +19,7 @@
 use crate::finding::{Code, Finding, Location, Subject};
 use crate::host::audit::{Audit, FunctionReport};
 use crate::host::tree::FnKind;
+use crate::pci::{Bdf, PciIds};
 use crate::platform::schema::{
     BayGroupDef, ChoiceDef, PlatformFile, RootComplexDef, SlotDef, Via, parse_bay_list,
 };
@@ -46,13 +47,15 @@ pub enum SlotEvidence {
 pub struct HostSlot {
     pub slot_number: u32,
     /// The port (or the host bridge of a hidden port).
-    pub bdf: String,
+    #[serde(serialize_with = "crate::pci::ser_bdf")]
+    pub bdf: crate::pci::Bdf,
     pub by: SlotEvidence,
     /// The port's maximum link width, where it has a link.
     pub width: Option<u8>,
     pub numa_node: Option<u32>,
     /// A device below the port (the card), if any.
-    pub device: Option<String>,
+    #[serde(serialize_with = "crate::pci::ser_opt_bdf")]
+    pub device: Option<crate::pci::Bdf>,
 }
 
 /// The platform's side of a place: the definition, where it is in the file.
@@ -81,11 +84,13 @@ pub struct Contradiction {
 /// The host's side of a contradiction.
 #[derive(Debug, Clone, Serialize)]
 pub struct HostSlotSide {
+    /// The address, or for a root complex its first locator (`0000:3a`).
     pub bdf: String,
     pub slot_number: Option<u32>,
     pub width: Option<u8>,
     pub numa_node: Option<u32>,
-    pub device: Option<String>,
+    #[serde(serialize_with = "crate::pci::ser_opt_bdf")]
+    pub device: Option<Bdf>,
 }
 
 /// How one choice of an option fares against the host.
@@ -311,7 +316,7 @@ impl VariantMatch {
 /// The physical slot numbers the host reports, one entry per (number, port); a real port
 /// wins over the host bridge of a hidden one, and a number on a device names its port.
 pub fn host_slots(audit: &Audit) -> Vec<HostSlot> {
-    let mut out: BTreeMap<(u32, String), HostSlot> = BTreeMap::new();
+    let mut out: BTreeMap<(u32, Bdf), HostSlot> = BTreeMap::new();
     for f in &audit.functions {
         let Some(n) = f.slot_number else { continue };
         let (port, by) = match f.kind {
@@ -324,7 +329,7 @@ pub fn host_slots(audit: &Audit) -> Vec<HostSlot> {
                 };
                 (f, by)
             }
-            FnKind::Device => match f.parent.as_deref().and_then(|p| audit.function(p)) {
+            FnKind::Device => match f.parent.and_then(|p| audit.function(p)) {
                 Some(p) if p.kind.is_port() => (p, SlotEvidence::PhysicalSlotOnDevice),
                 _ => (f, SlotEvidence::PhysicalSlotOnDevice),
             },
@@ -334,31 +339,30 @@ pub fn host_slots(audit: &Audit) -> Vec<HostSlot> {
         let device = audit
             .functions
             .iter()
-            .find(|k| k.parent.as_deref() == Some(port.bdf.as_str()) && k.kind == FnKind::Device)
-            .map(|k| k.bdf.clone());
+            .find(|k| k.parent == Some(port.bdf) && k.kind == FnKind::Device)
+            .map(|k| k.bdf);
         let entry = HostSlot {
             slot_number: n,
-            bdf: port.bdf.clone(),
+            bdf: port.bdf,
             by,
             width: port.link_max.map(|l| l.width).filter(|&w| w > 0),
             numa_node: port.numa_node,
             device,
         };
-        out.entry((n, port.bdf.clone()))
+        out.entry((n, port.bdf))
             .and_modify(|e| e.by = e.by.min(by))
             .or_insert(entry);
     }
     // A hidden port's host bridge only where no real port reports the number on that device.
-    let real: BTreeSet<(u32, String)> = out
+    // (slot number, domain, bus, device): the number on a device, whatever its function.
+    let on_device = |s: &HostSlot| (s.slot_number, s.bdf.domain, s.bdf.bus, s.bdf.dev);
+    let real: BTreeSet<(u32, u32, u8, u8)> = out
         .values()
         .filter(|s| s.by != SlotEvidence::HostBridge)
-        .map(|s| (s.slot_number, device_prefix(&s.bdf).to_string()))
+        .map(on_device)
         .collect();
     out.into_values()
-        .filter(|s| {
-            s.by != SlotEvidence::HostBridge
-                || !real.contains(&(s.slot_number, device_prefix(&s.bdf).to_string()))
-        })
+        .filter(|s| s.by != SlotEvidence::HostBridge || !real.contains(&on_device(s)))
         .collect()
 }
 
@@ -371,7 +375,7 @@ fn kernel_slot_of(f: &FunctionReport) -> Option<u32> {
 }
 
 fn is_host_bridge(f: &FunctionReport) -> bool {
-    f.class.as_deref().is_some_and(|c| c.starts_with("0x0600"))
+    f.class.is_some_and(|c| c.base_sub() == 0x0600)
 }
 
 /// `0000:80:03` of `0000:80:03.1`.
@@ -381,12 +385,13 @@ fn device_prefix(bdf: &str) -> &str {
 
 /// Whether a live function sits under one of the locators (a bus or address prefix); the
 /// host bridge of a hidden port matches a locator of a port on its device.
-fn located(bdf: &str, by: SlotEvidence, locator: &[String]) -> bool {
+fn located(bdf: Bdf, by: SlotEvidence, locator: &[String]) -> bool {
+    let text = bdf.to_string();
     locator.iter().any(|l| {
-        bdf.starts_with(l.as_str())
+        bdf.under(l)
             || (by == SlotEvidence::HostBridge
-                && l.len() == bdf.len()
-                && device_prefix(l) == device_prefix(bdf))
+                && l.len() == text.len()
+                && device_prefix(l) == device_prefix(&text))
     })
 }
 
@@ -473,11 +478,11 @@ fn all_bay_numbers(def: &PlatformFile) -> BTreeMap<u32, String> {
 /// The host's side of a reported slot.
 fn host_side(h: &HostSlot) -> HostSlotSide {
     HostSlotSide {
-        bdf: h.bdf.clone(),
+        bdf: h.bdf.to_string(),
         slot_number: Some(h.slot_number),
         width: h.width,
         numa_node: h.numa_node,
-        device: h.device.clone(),
+        device: h.device,
     }
 }
 
@@ -604,7 +609,7 @@ impl<'a> Matcher<'a> {
         // A port narrower than the slot may be one of its bifurcated ports (an NVMe
         // extender's x4 ports, the kernel names them `1`, `1-1`, ...); wider is not the slot.
         let electrical = d.slot.electrical.get_ref().get();
-        located(&h.bdf, h.by, locator) && h.width.is_none_or(|w| w <= electrical)
+        located(h.bdf, h.by, locator) && h.width.is_none_or(|w| w <= electrical)
     }
 
     /// Every option's choices scored against the host and its value picked: the choice with
@@ -725,9 +730,8 @@ impl<'a> Matcher<'a> {
     fn place_unnumbered(&self, h: &HostSlot, bays: &BTreeMap<u32, String>, out: &mut Outcome) {
         let holds_nvme = h
             .device
-            .as_deref()
             .and_then(|d| self.audit.function(d))
-            .is_some_and(|d| d.class.as_deref().is_some_and(|c| c.starts_with("0x0108")));
+            .is_some_and(|d| d.class.is_some_and(|c| c.base_sub() == 0x0108));
         if holds_nvme && bays.is_empty() {
             return;
         }
@@ -758,7 +762,7 @@ impl<'a> Matcher<'a> {
             .map(|s| self.line_of(span(&s.id)))
             .unwrap_or(1);
         let what = match &h.device {
-            Some(d) => format!(", holding {}", device_name(self.audit, d)),
+            Some(d) => format!(", holding {}", device_name(self.audit, *d)),
             None => String::from(", empty"),
         };
         out.findings.push(
@@ -773,7 +777,7 @@ impl<'a> Matcher<'a> {
                 "add a [[slot]] with `slot_number = {}` on the root complex whose locator holds {} to {file}, citing the capture",
                 h.slot_number, h.bdf
             ))
-            .about(Subject::Device { bdf: h.bdf.clone() })
+            .about(Subject::Device { bdf: h.bdf })
             .at(file_loc(file, line)),
         );
         out.contradictions.push(Contradiction {
@@ -929,20 +933,19 @@ impl<'a> Matcher<'a> {
         for f in audit
             .functions
             .iter()
-            .filter(|f| f.kind == FnKind::Device && f.bdf.ends_with(".0") && f.parent.is_some())
+            .filter(|f| f.kind == FnKind::Device && f.bdf.func == 0 && f.parent.is_some())
         {
             let Some(top) = top_port(audit, f) else {
                 continue;
             };
-            let in_slot = std::iter::successors(Some(f), |x| {
-                x.parent.as_deref().and_then(|p| audit.function(p))
-            })
-            .take(64)
-            .any(|x| x.slot_number.is_some());
+            let in_slot =
+                std::iter::successors(Some(f), |x| x.parent.and_then(|p| audit.function(p)))
+                    .take(64)
+                    .any(|x| x.slot_number.is_some());
             if in_slot
                 || all_locators
                     .iter()
-                    .any(|l| f.bdf.starts_with(l.as_str()) || top.bdf.starts_with(l.as_str()))
+                    .any(|l| f.bdf.under(l) || top.bdf.under(l))
             {
                 continue;
             }
@@ -965,7 +968,7 @@ impl<'a> Matcher<'a> {
                 Code::OnboardUnmodelled,
                 format!(
                     "{} at {} (below root port {}, no physical slot) is onboard where {} has no root complex or built-in",
-                    device_name(self.audit, &f.bdf),
+                    device_name(self.audit, f.bdf),
                     f.bdf,
                     top.bdf,
                     def.id.get_ref()
@@ -975,17 +978,17 @@ impl<'a> Matcher<'a> {
                 "add a [[root_complex]] with `locator = [\"{}\"]` and a [[builtin]] to {file} near line {line}, citing the capture",
                 top.bdf
             ))
-            .about(Subject::Device { bdf: f.bdf.clone() })
+            .about(Subject::Device { bdf: f.bdf })
             .at(file_loc(file, line)),
         );
         out.contradictions.push(Contradiction {
             code: Code::OnboardUnmodelled,
             host: HostSlotSide {
-                bdf: f.bdf.clone(),
+                bdf: f.bdf.to_string(),
                 slot_number: None,
                 width: f.link_max.map(|l| l.width),
                 numa_node: f.numa_node,
-                device: Some(f.bdf.clone()),
+                device: Some(f.bdf),
             },
             platform: Vec::new(),
         });
@@ -1034,17 +1037,17 @@ fn file_loc(file: &str, line: usize) -> Location {
     }
 }
 
-fn device_name(audit: &Audit, bdf: &str) -> String {
+fn device_name(audit: &Audit, bdf: Bdf) -> String {
     audit
         .function(bdf)
-        .map(|f| format!("{} [{}]", f.name, f.ids))
+        .map(|f| format!("{} [{}]", f.name, PciIds::text(f.ids)))
         .unwrap_or_else(|| bdf.to_string())
 }
 
 /// The topmost port above a function (its root port).
 fn top_port<'a>(audit: &'a Audit, f: &FunctionReport) -> Option<&'a FunctionReport> {
-    std::iter::successors(f.parent.as_deref().and_then(|p| audit.function(p)), |x| {
-        x.parent.as_deref().and_then(|p| audit.function(p))
+    std::iter::successors(f.parent.and_then(|p| audit.function(p)), |x| {
+        x.parent.and_then(|p| audit.function(p))
     })
     .take(64)
     .filter(|x| x.kind.is_port())
@@ -1056,9 +1059,11 @@ fn top_port<'a>(audit: &'a Audit, f: &FunctionReport) -> Option<&'a FunctionRepo
 fn observed_numa(def: &PlatformFile, audit: &Audit) -> BTreeMap<String, BTreeSet<u32>> {
     let mut out: BTreeMap<String, BTreeSet<u32>> = BTreeMap::new();
     for r in &def.root_complexes {
-        for f in audit.functions.iter().filter(|f| {
-            f.kind != FnKind::Platform && r.locator.iter().any(|l| f.bdf.starts_with(l.as_str()))
-        }) {
+        for f in audit
+            .functions
+            .iter()
+            .filter(|f| f.kind != FnKind::Platform && r.locator.iter().any(|l| f.bdf.under(l)))
+        {
             if let Some(n) = f.numa_node {
                 out.entry(r.id.get_ref().clone()).or_default().insert(n);
             }
@@ -1176,9 +1181,9 @@ fn score_choice(
                 .functions
                 .iter()
                 .filter(|f| {
-                    f.class.as_deref().is_some_and(|c| c.starts_with("0x0108"))
+                    f.class.is_some_and(|c| c.base_sub() == 0x0108)
                         && std::iter::successors(Some(*f), |x| {
-                            x.parent.as_deref().and_then(|p| audit.function(p))
+                            x.parent.and_then(|p| audit.function(p))
                         })
                         .take(64)
                         .any(|x| x.slot_number == Some(n) || kernel_slot_of(x) == Some(n))
@@ -1195,14 +1200,10 @@ fn score_choice(
             && audit.functions.iter().any(|f| {
                 f.kind == FnKind::Device
                     && f.class
-                        .as_deref()
-                        .is_some_and(|c| c.starts_with("0x0104") || c.starts_with("0x0107"))
-                    && r.locator.iter().any(|l| {
-                        f.bdf.starts_with(l.as_str())
-                            || f.parent
-                                .as_deref()
-                                .is_some_and(|p| p.starts_with(l.as_str()))
-                    })
+                        .is_some_and(|c| matches!(c.base_sub(), 0x0104 | 0x0107))
+                    && r.locator
+                        .iter()
+                        .any(|l| f.bdf.under(l) || f.parent.is_some_and(|p| p.under(l)))
             })
         {
             x += 1;

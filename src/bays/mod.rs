@@ -72,7 +72,8 @@ pub struct HostView {
 /// An NVMe drive that could not be placed in a bay.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct UnplacedDrive {
-    pub bdf: Option<String>,
+    #[serde(serialize_with = "crate::pci::ser_opt_bdf")]
+    pub bdf: Option<crate::pci::Bdf>,
     pub model: Option<String>,
     pub slot_number: Option<u32>,
     /// Why: no bay of the platform reports its slot number, or no platform slot numbers.
@@ -184,7 +185,8 @@ pub struct BayView {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub found: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub bdf: Option<String>,
+    #[serde(serialize_with = "crate::pci::ser_opt_bdf")]
+    pub bdf: Option<crate::pci::Bdf>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub slot_number: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -318,7 +320,8 @@ pub struct SlotView {
     pub bays: Vec<u32>,
     /// With a host: the PCI address of the card found in the slot.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub found_bdf: Option<String>,
+    #[serde(serialize_with = "crate::pci::ser_opt_bdf")]
+    pub found_bdf: Option<crate::pci::Bdf>,
     pub problems: Vec<String>,
     pub tooltip: String,
 }
@@ -494,7 +497,7 @@ impl BayLayout {
                         }
                     })
                 });
-                s.found_bdf = e.bdf.clone();
+                s.found_bdf = e.bdf;
                 if planned_parts && e.status.is_problem() {
                     s.problems.extend(e.problems.iter().cloned());
                 }
@@ -520,7 +523,7 @@ impl BayLayout {
             };
             b.status = status;
             b.found = e.found.clone();
-            b.bdf = e.bdf.clone();
+            b.bdf = e.bdf;
             b.slot_number = e.slot_number;
             b.matched_by = Some(e.method);
             // The trained link where it differs from the plan.
@@ -547,7 +550,7 @@ impl BayLayout {
                 if b.part.is_none() {
                     b.part = Some(found.clone());
                 }
-                let at = e.bdf.clone().unwrap_or_default();
+                let at = e.bdf.unwrap_or_default();
                 let link = e.found_link.clone().unwrap_or_default();
                 b.tooltip_extra = Some(format!("found: {found} at {at}, {link}"));
             }
@@ -557,14 +560,14 @@ impl BayLayout {
         let mut unplaced = Vec::new();
         if let Some(a) = audit {
             for d in &a.drives {
-                let placed = d.bdf.as_deref().is_some_and(|bdf| {
+                let placed = d.bdf.is_some_and(|bdf| {
                     diff.entries
                         .iter()
-                        .any(|e| e.bay.is_some() && e.bdf.as_deref() == Some(bdf))
+                        .any(|e| e.bay.is_some() && e.bdf == Some(bdf))
                 });
                 if !placed {
                     unplaced.push(UnplacedDrive {
-                        bdf: d.bdf.clone(),
+                        bdf: d.bdf,
                         model: d.model.clone(),
                         slot_number: d.slot_number,
                         reason: match d.slot_number {

@@ -51,13 +51,15 @@ pub enum LinkStatus {
 /// summarises them per switch or root bus).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct EmptyPort {
-    pub bdf: String,
+    #[serde(serialize_with = "crate::pci::ser_bdf")]
+    pub bdf: crate::pci::Bdf,
     /// The physical slot number the port reports (Slot Capabilities or Physical Slot).
     pub slot_number: Option<u32>,
     /// The switch upstream port it belongs to, or `None` for a root port.
-    pub switch: Option<String>,
+    #[serde(serialize_with = "crate::pci::ser_opt_bdf")]
+    pub switch: Option<Bdf>,
     /// `0000:40`: the root bus it hangs from.
-    pub root_bus: String,
+    pub root_bus: RootBus,
     pub hot_plug: bool,
     /// Its place in the tree (`[0000:d7] > 0000:d7:03.0`), for findings.
     #[serde(skip)]
@@ -67,17 +69,20 @@ pub struct EmptyPort {
 /// One PCI function in the report.
 #[derive(Debug, Clone, Serialize)]
 pub struct FunctionReport {
-    pub bdf: String,
+    #[serde(serialize_with = "super::model::ser_bdf")]
+    pub bdf: Bdf,
     /// The function above (absent on a root bus).
-    pub parent: Option<String>,
+    #[serde(serialize_with = "super::model::ser_opt_bdf")]
+    pub parent: Option<Bdf>,
     /// `0000:17`: the root bus the function hangs from.
-    pub root_bus: String,
+    pub root_bus: RootBus,
     pub kind: FnKind,
-    /// `8086:2030`
-    pub ids: String,
-    pub subsystem: Option<String>,
+    /// `8086:2030` (`????:????` in JSON when the source lacks one).
+    #[serde(serialize_with = "super::model::ser_ids")]
+    pub ids: Option<PciIds>,
+    pub subsystem: Option<PciIds>,
     /// `0x060400`
-    pub class: Option<String>,
+    pub class: Option<ClassCode>,
     pub revision: Option<u8>,
     pub name: String,
     pub driver: Option<String>,
@@ -110,7 +115,8 @@ pub struct FunctionReport {
 /// One NVMe drive: a controller with its function, link and namespaces.
 #[derive(Debug, Clone, Serialize)]
 pub struct DriveReport {
-    pub bdf: Option<String>,
+    #[serde(serialize_with = "super::model::ser_opt_bdf")]
+    pub bdf: Option<Bdf>,
     pub controller: Option<String>,
     pub namespaces: Vec<BlockDev>,
     pub model: Option<String>,
@@ -128,9 +134,11 @@ pub struct DriveReport {
     pub link_max: Option<LinkState>,
     pub link_status: LinkStatus,
     /// The root or switch downstream port above it.
-    pub upstream_port: Option<String>,
+    #[serde(serialize_with = "crate::pci::ser_opt_bdf")]
+    pub upstream_port: Option<Bdf>,
     /// Switch upstream port on the path, if any.
-    pub switch: Option<String>,
+    #[serde(serialize_with = "crate::pci::ser_opt_bdf")]
+    pub switch: Option<Bdf>,
     pub subsystem: Option<String>,
     pub aer: Option<Aer>,
 }
@@ -179,7 +187,7 @@ impl Audit {
         crate::finding::has_errors(&self.findings)
     }
 
-    pub fn function(&self, bdf: &str) -> Option<&FunctionReport> {
+    pub fn function(&self, bdf: Bdf) -> Option<&FunctionReport> {
         self.functions.iter().find(|f| f.bdf == bdf)
     }
 }
@@ -302,13 +310,14 @@ fn judge_link(
             return; // judged below as a port
         }
         v.status[i] = LinkStatus::Down;
-        let id = f.bdf().to_string();
+        let bdf = f.bdf();
+        let id = bdf.to_string();
         findings.push(
             Finding::of(
                 Code::LinkDown,
                 format!("{id}: device present but its link is down"),
             )
-            .about(Subject::Device { bdf: id.clone() })
+            .about(Subject::Device { bdf })
             .with_help("reseat the device or check its power; a link that is down carries nothing")
             .at_node(tree_path(tree, i)),
         );
@@ -339,7 +348,8 @@ fn reduced_link(
     upstream_max: Option<LinkState>,
 ) -> (LinkStatus, Finding) {
     let f = &tree.funcs[i];
-    let id = f.bdf().to_string();
+    let bdf = f.bdf();
+    let id = bdf.to_string();
     let detail = format!(
         "{id} ({}) runs at {}, expected {} (own max {}, port max {})",
         tree.names[i],
@@ -357,7 +367,7 @@ fn reduced_link(
                 f.bdf().short(),
                 want.label()
             ))
-            .about(Subject::Device { bdf: id.clone() })
+            .about(Subject::Device { bdf })
             .at_node(tree_path(tree, i));
         (LinkStatus::PowerManaged, finding)
     } else if is_chipset_integrated(f) {
@@ -378,7 +388,7 @@ fn reduced_link(
         .with_help(
             "reseat the device, check riser/cable/backplane ratings, and the slot's bifurcation",
         )
-        .about(Subject::Device { bdf: id.clone() })
+        .about(Subject::Device { bdf })
         .at_node(tree_path(tree, i));
         (LinkStatus::Downtrained, finding)
     }
@@ -424,11 +434,11 @@ fn empty_port(tree: &LiveTree, i: usize, cur: LinkState) -> Option<EmptyPort> {
         return None;
     }
     Some(EmptyPort {
-        bdf: f.bdf().to_string(),
+        bdf: f.bdf(),
         slot_number: f.slot_number(),
         switch: tree.parent[i]
             .filter(|&p| tree.kind[p] == FnKind::Switch)
-            .map(|p| tree.funcs[p].bdf().to_string()),
+            .map(|p| tree.funcs[p].bdf()),
         root_bus: root_bus_of(tree, i),
         hot_plug,
         node: tree_path(tree, i),
@@ -477,7 +487,8 @@ fn port_limited(
         ),
         _ => "the devices below report no link capability".to_string(),
     };
-    let id = tree.funcs[i].bdf().to_string();
+    let bdf = tree.funcs[i].bdf();
+    let id = bdf.to_string();
     Some(
         Finding::of(
             Code::PortLimited,
@@ -495,7 +506,8 @@ fn port_limited(
 fn aer_findings(tree: &LiveTree, opts: AuditOptions, findings: &mut Vec<Finding>) {
     for (i, f) in tree.funcs.iter().enumerate() {
         let Some(a) = &f.aer else { continue };
-        let id = f.bdf().to_string();
+        let bdf = f.bdf();
+        let id = bdf.to_string();
         if a.fatal > 0 || a.nonfatal > 0 {
             findings.push(
                 Finding::of(
@@ -543,13 +555,13 @@ fn function_reports(tree: &LiveTree, v: &LinkVerdicts) -> Vec<FunctionReport> {
         .map(|i| {
             let f = &tree.funcs[i];
             FunctionReport {
-                bdf: f.bdf().to_string(),
-                parent: tree.parent[i].map(|p| tree.funcs[p].bdf().to_string()),
+                bdf: f.bdf(),
+                parent: tree.parent[i].map(|p| tree.funcs[p].bdf()),
                 root_bus: root_bus_of(tree, i),
                 kind: tree.kind[i],
-                ids: f.ids(),
-                subsystem: f.subsystem_ids(),
-                class: f.class.map(|c| format!("0x{c:06x}")),
+                ids: PciIds::of(f.vendor, f.device),
+                subsystem: PciIds::of(f.subsystem_vendor, f.subsystem_device),
+                class: f.class.map(ClassCode),
                 revision: f.revision,
                 name: tree.names[i].clone(),
                 driver: f.driver.clone(),
@@ -596,7 +608,7 @@ fn shares_link_of_function_zero(tree: &LiveTree, i: usize) -> bool {
 }
 
 /// `0000:17`: the root bus above `i`.
-fn root_bus_of(tree: &LiveTree, i: usize) -> String {
+fn root_bus_of(tree: &LiveTree, i: usize) -> RootBus {
     let mut r = i;
     let mut guard = 0;
     while let Some(p) = tree.parent[r] {
@@ -606,20 +618,16 @@ fn root_bus_of(tree: &LiveTree, i: usize) -> String {
             break;
         }
     }
-    let b = tree.funcs[r].bdf();
-    format!("{:04x}:{:02x}", b.domain, b.bus)
+    RootBus::of(tree.funcs[r].bdf())
 }
 
 /// One note per switch or root bus with empty ports, naming their slot numbers (the full
 /// list is `Audit::empty_ports`).
 fn empty_port_findings(ports: &[EmptyPort]) -> Vec<Finding> {
-    let mut groups: std::collections::BTreeMap<(Option<&str>, &str), Vec<&EmptyPort>> =
+    let mut groups: std::collections::BTreeMap<(Option<Bdf>, RootBus), Vec<&EmptyPort>> =
         std::collections::BTreeMap::new();
     for p in ports {
-        groups
-            .entry((p.switch.as_deref(), p.root_bus.as_str()))
-            .or_default()
-            .push(p);
+        groups.entry((p.switch, p.root_bus)).or_default().push(p);
     }
     groups
         .into_iter()
@@ -641,7 +649,7 @@ fn empty_port_findings(ports: &[EmptyPort]) -> Vec<Finding> {
             let (where_, subject) = match switch {
                 Some(s) => (
                     format!("below switch {s}"),
-                    Subject::Device { bdf: s.to_string() },
+                    Subject::Device { bdf: s },
                 ),
                 None => (
                     format!("on root bus {root}"),
@@ -657,7 +665,7 @@ fn empty_port_findings(ports: &[EmptyPort]) -> Vec<Finding> {
                 .with_help("not a fault (lspci marks such ports (downgraded)); `--verbose` and the JSON list each port")
                 .about(if list.len() == 1 {
                     Subject::Device {
-                        bdf: list[0].bdf.clone(),
+                        bdf: list[0].bdf,
                     }
                 } else {
                     subject
@@ -666,7 +674,7 @@ fn empty_port_findings(ports: &[EmptyPort]) -> Vec<Finding> {
                     list[0].node.clone()
                 } else {
                     switch
-                        .map(str::to_string)
+                        .map(|s| s.to_string())
                         .unwrap_or_else(|| format!("[{root}]"))
                 })
         })
@@ -732,14 +740,14 @@ fn drive_row(
         let mut cur = tree.parent[i];
         while let Some(p) = cur {
             if tree.kind[p] == FnKind::Switch {
-                return Some(tree.funcs[p].bdf().to_string());
+                return Some(tree.funcs[p].bdf());
             }
             cur = tree.parent[p];
         }
         None
     });
     DriveReport {
-        bdf: f.map(|f| f.bdf.clone()),
+        bdf: f.map(|f| f.bdf),
         controller: c.map(|c| c.name.clone()),
         namespaces,
         model: c.and_then(|c| c.model.clone()),
@@ -759,7 +767,7 @@ fn drive_row(
         link_status: f
             .map(|f| f.link_status)
             .unwrap_or(LinkStatus::NotApplicable),
-        upstream_port: port.map(|p| tree.funcs[p].bdf().to_string()),
+        upstream_port: port.map(|p| tree.funcs[p].bdf()),
         switch,
         subsystem: c.and_then(|c| c.subsystem.clone()),
         aer: f.and_then(|f| f.aer.clone()),

@@ -3,84 +3,8 @@
 
 use crate::pcie::Gen;
 use serde::Serialize;
-use std::fmt;
 
-/// A PCI address `dddd:bb:dd.f`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-pub struct Bdf {
-    pub domain: u32,
-    pub bus: u8,
-    pub dev: u8,
-    pub func: u8,
-}
-
-impl Bdf {
-    /// Parses `0000:3b:00.0` or `3b:00.0` (domain 0).
-    pub fn parse(s: &str) -> Option<Bdf> {
-        let s = s.trim();
-        let (domain, rest) = match s.matches(':').count() {
-            2 => {
-                let (d, r) = s.split_once(':')?;
-                if d.is_empty() || d.len() > 8 {
-                    return None;
-                }
-                (u32::from_str_radix(d, 16).ok()?, r)
-            }
-            1 => (0, s),
-            _ => return None,
-        };
-        let (bus, df) = rest.split_once(':')?;
-        let (dev, func) = df.split_once('.')?;
-        if bus.len() != 2 || dev.len() != 2 || func.len() != 1 {
-            return None;
-        }
-        let bus = u8::from_str_radix(bus, 16).ok()?;
-        let dev = u8::from_str_radix(dev, 16).ok()?;
-        let func = u8::from_str_radix(func, 16).ok()?;
-        if dev > 0x1f || func > 7 {
-            return None;
-        }
-        Some(Bdf {
-            domain,
-            bus,
-            dev,
-            func,
-        })
-    }
-
-    /// `3b:00.0`
-    pub fn short(&self) -> String {
-        format!("{:02x}:{:02x}.{:x}", self.bus, self.dev, self.func)
-    }
-
-    /// `00.0` (the part lspci -t prints).
-    pub fn devfn(&self) -> String {
-        format!("{:02x}.{:x}", self.dev, self.func)
-    }
-
-    /// (domain, bus, device): the unit a physical slot or a link belongs to.
-    pub fn device_key(&self) -> (u32, u8, u8) {
-        (self.domain, self.bus, self.dev)
-    }
-}
-
-impl fmt::Display for Bdf {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{:04x}:{:02x}:{:02x}.{:x}",
-            self.domain, self.bus, self.dev, self.func
-        )
-    }
-}
-
-/// Serializes an optional [`Bdf`] as its text (`0000:3b:00.0`), for JSON fields that name one.
-pub fn ser_opt_bdf<S: serde::Serializer>(b: &Option<Bdf>, s: S) -> Result<S::Ok, S::Error> {
-    match b {
-        Some(b) => s.serialize_str(&b.to_string()),
-        None => s.serialize_none(),
-    }
-}
+pub use crate::pci::{Bdf, ClassCode, PciIds, RootBus, ser_bdf, ser_ids, ser_opt_bdf};
 
 /// A link as one end reports it. `speed: None` is "Unknown"; `width: 0` is a link that is down.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

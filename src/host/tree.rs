@@ -358,7 +358,7 @@ impl LiveTree {
             let mut node = Node::new(f.bdf().to_string(), f.bdf().to_string(), kind);
             node.confidence = crate::topology::Confidence::Measured;
             node.pci = Some(Box::new(PciIdent {
-                bdf: f.bdf().to_string(),
+                bdf: f.bdf(),
                 vendor: f.vendor.unwrap_or(0xffff),
                 device: f.device.unwrap_or(0xffff),
                 class: f.class.unwrap_or(0),

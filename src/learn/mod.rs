@@ -22,6 +22,7 @@ use crate::host::audit::{Audit, AuditOptions, DriveReport, FunctionReport};
 use crate::host::model::{HostScan, SlotCap};
 use crate::host::tree::{FnKind, device_class};
 use crate::host::{fs, lspci, sysfs};
+use crate::pci::{Bdf, ClassCode, PciIds, RootBus};
 use crate::pciids as names;
 use crate::pciids::PciNames;
 use crate::platform::Catalog;
@@ -465,37 +466,37 @@ struct Rc<'a> {
 
 /// The functions below each bridge, in address order: built once, so that walking the tree
 /// is linear in functions (a scan per lookup made `learn` quadratic: 100k functions 93 s).
-struct Children<'a>(BTreeMap<&'a str, Vec<&'a FunctionReport>>);
+struct Children<'a>(BTreeMap<Bdf, Vec<&'a FunctionReport>>);
 
 impl<'a> Children<'a> {
     fn new(all: &'a [FunctionReport]) -> Children<'a> {
-        let mut m: BTreeMap<&str, Vec<&FunctionReport>> = BTreeMap::new();
+        let mut m: BTreeMap<Bdf, Vec<&FunctionReport>> = BTreeMap::new();
         for f in all {
-            if let Some(p) = f.parent.as_deref() {
+            if let Some(p) = f.parent {
                 m.entry(p).or_default().push(f);
             }
         }
         for v in m.values_mut() {
-            v.sort_by(|x, y| x.bdf.cmp(&y.bdf));
+            v.sort_by_key(|x| x.bdf);
         }
         Children(m)
     }
 
-    fn of(&self, bdf: &str) -> &[&'a FunctionReport] {
-        self.0.get(bdf).map_or(&[], Vec::as_slice)
+    fn of(&self, bdf: Bdf) -> &[&'a FunctionReport] {
+        self.0.get(&bdf).map_or(&[], Vec::as_slice)
     }
 
     /// Every function below `bdf`, in address order.
-    fn below(&self, bdf: &str) -> Vec<&'a FunctionReport> {
+    fn below(&self, bdf: Bdf) -> Vec<&'a FunctionReport> {
         let mut out = Vec::new();
         let mut stack = vec![bdf];
         while let Some(b) = stack.pop() {
             for k in self.of(b) {
-                stack.push(k.bdf.as_str());
+                stack.push(k.bdf);
                 out.push(*k);
             }
         }
-        out.sort_by(|x, y| x.bdf.cmp(&y.bdf));
+        out.sort_by_key(|x| x.bdf);
         out
     }
 }
@@ -517,14 +518,14 @@ fn capture(host: &HostView) -> Capture<'_> {
     let a = &host.audit;
     let tree = Children::new(&a.functions);
     let mut funcs: Vec<&FunctionReport> = a.functions.iter().collect();
-    funcs.sort_by(|x, y| x.bdf.cmp(&y.bdf));
-    let caps: BTreeMap<String, SlotCap> = host
+    funcs.sort_by_key(|x| x.bdf);
+    let caps: BTreeMap<Bdf, SlotCap> = host
         .scan
         .functions
         .iter()
-        .filter_map(|f| Some((f.bdf?.to_string(), f.slot_cap?)))
+        .filter_map(|f| Some((f.bdf?, f.slot_cap?)))
         .collect();
-    let children = |bdf: &str| -> Vec<&FunctionReport> { tree.of(bdf).to_vec() };
+    let children = |bdf: Bdf| -> Vec<&FunctionReport> { tree.of(bdf).to_vec() };
     let is_nvme = |f: &FunctionReport| class_of(f) == DeviceClass::Nvme;
     let slot_of = |f: &FunctionReport| -> (Option<u32>, bool) {
         let cap = caps.get(&f.bdf).copied().unwrap_or_default();
@@ -536,9 +537,7 @@ fn capture(host: &HostView) -> Capture<'_> {
                 .and_then(|s| s.parse::<u32>().ok())
                 .filter(|&n| n > 0)
         };
-        let below = children(&f.bdf)
-            .into_iter()
-            .find_map(|k| from_name(&k.slot));
+        let below = children(f.bdf).into_iter().find_map(|k| from_name(&k.slot));
         let n = cap
             .number
             .filter(|&n| n > 0)
@@ -548,14 +547,14 @@ fn capture(host: &HostView) -> Capture<'_> {
     };
     // A port holds a bay when an NVMe drive sits on it, or when it is hot-plug and empty.
     let as_bay = |port: &FunctionReport| -> bool {
-        let kids = children(&port.bdf);
+        let kids = children(port.bdf);
         kids.iter().any(|k| is_nvme(k)) || (kids.is_empty() && slot_of(port).1)
     };
     let mut rcs: Vec<Rc> = Vec::new();
     let mut skipped = 0;
     for rp in funcs.iter().copied().filter(|f| f.kind == FnKind::RootPort) {
-        let kids = children(&rp.bdf);
-        let below = tree.below(&rp.bdf);
+        let kids = children(rp.bdf);
+        let below = tree.below(rp.bdf);
         let numa = rp
             .numa_node
             .or_else(|| below.iter().find_map(|f| f.numa_node))
@@ -571,12 +570,12 @@ fn capture(host: &HostView) -> Capture<'_> {
                 number: 0,
             })
         } else if let Some(up) = kids.iter().copied().find(|k| k.kind == FnKind::Switch)
-            && !children(&up.bdf).is_empty()
-            && children(&up.bdf)
+            && !children(up.bdf).is_empty()
+            && children(up.bdf)
                 .iter()
                 .all(|d| d.kind == FnKind::SwitchPort && as_bay(d))
         {
-            let bays = children(&up.bdf)
+            let bays = children(up.bdf)
                 .into_iter()
                 .map(|d| {
                     let (slot, hotplug) = slot_of(d);
@@ -584,7 +583,7 @@ fn capture(host: &HostView) -> Capture<'_> {
                         port: d,
                         slot,
                         hotplug,
-                        drive: children(&d.bdf).into_iter().find(|k| is_nvme(k)),
+                        drive: children(d.bdf).into_iter().find(|k| is_nvme(k)),
                         number: 0,
                     }
                 })
@@ -596,7 +595,7 @@ fn capture(host: &HostView) -> Capture<'_> {
             // root port, no storage, network or display class) are the platform's, not parts.
             let card = below.iter().copied().find(|f| {
                 f.kind == FnKind::Device
-                    && f.bdf.ends_with(".0")
+                    && f.bdf.func == 0
                     && (number.is_some()
                         || !(vendor_of(f) == vendor_of(rp) && class_of(f) == DeviceClass::Other))
             });
@@ -658,21 +657,24 @@ fn mark_shared_numbers(rcs: &mut [Rc]) {
 fn integrated_devices<'a>(
     funcs: &[&'a FunctionReport],
 ) -> BTreeMap<String, Vec<&'a FunctionReport>> {
-    let host_vendors: BTreeSet<&str> = funcs
+    let host_vendors: BTreeSet<Option<u16>> = funcs
         .iter()
-        .filter(|h| h.class.as_deref().is_some_and(|c| c.starts_with("0x0600")))
+        .filter(|h| h.class.is_some_and(|c| c.base_sub() == 0x0600))
         .map(|h| vendor_of(h))
         .collect();
     let mut integrated: BTreeMap<String, Vec<&FunctionReport>> = BTreeMap::new();
     for f in funcs.iter().copied() {
-        let is_bridge = f.class.as_deref().is_some_and(|c| c.starts_with("0x06"));
+        let is_bridge = f.class.is_some_and(|c| c.base() == 0x06);
         if f.parent.is_none()
             && f.kind == FnKind::Device
-            && f.bdf.ends_with(".0")
+            && f.bdf.func == 0
             && !is_bridge
-            && !(host_vendors.contains(vendor_of(f)) && class_of(f) == DeviceClass::Other)
+            && !(host_vendors.contains(&vendor_of(f)) && class_of(f) == DeviceClass::Other)
         {
-            integrated.entry(f.root_bus.clone()).or_default().push(f);
+            integrated
+                .entry(f.root_bus.to_string())
+                .or_default()
+                .push(f);
         }
     }
     integrated
@@ -683,16 +685,12 @@ fn is_storage(f: &FunctionReport) -> bool {
     matches!(class_of(f), DeviceClass::Raid | DeviceClass::Hba)
 }
 
-fn vendor_of(f: &FunctionReport) -> &str {
-    f.ids.split(':').next().unwrap_or("")
+fn vendor_of(f: &FunctionReport) -> Option<u16> {
+    f.ids.map(|i| i.vendor)
 }
 
 fn class_of(f: &FunctionReport) -> DeviceClass {
-    device_class(
-        f.class
-            .as_deref()
-            .and_then(|c| u32::from_str_radix(c.trim_start_matches("0x"), 16).ok()),
-    )
+    device_class(f.class.map(|c: ClassCode| c.0))
 }
 
 fn class_name(c: DeviceClass) -> &'static str {
@@ -711,8 +709,9 @@ fn class_name(c: DeviceClass) -> &'static str {
 }
 
 /// `0000:c0:01.3` -> `0000-c0-01-3`
-fn slug_bdf(bdf: &str) -> String {
-    bdf.replace([':', '.'], "-")
+/// `0000:3b:00.0` -> `0000-3b-00-0`: an address (or root bus) as part of an id.
+fn slug_bdf(bdf: impl std::fmt::Display) -> String {
+    bdf.to_string().replace([':', '.'], "-")
 }
 
 fn slug(s: &str) -> String {
@@ -783,7 +782,7 @@ fn gen_width(f: &FunctionReport) -> Option<(u8, u8)> {
 /// link below it (a capture that lost the port's lines), else Gen3 x4.
 fn port_gw(rp: &FunctionReport, kids: &Children) -> (u8, u8) {
     gen_width(rp).unwrap_or_else(|| {
-        kids.below(&rp.bdf)
+        kids.below(rp.bdf)
             .into_iter()
             .filter_map(gen_width)
             .reduce(|a, b| (a.0.max(b.0), a.1.max(b.1)))
@@ -821,14 +820,14 @@ struct PartRef {
 }
 
 fn part_for(f: &FunctionReport, catalog: &Catalog, gw: (u8, u8), source: &str) -> PartRef {
-    let sub = f.subsystem.clone();
+    let sub = f.subsystem;
     let hit = catalog.parts.values().find(|p| {
         p.def.pci.iter().any(|id| {
-            id.id.get_ref().eq_ignore_ascii_case(&f.ids)
-                && id.subsystem.as_ref().is_none_or(|s| {
-                    sub.as_deref()
-                        .is_some_and(|x| s.get_ref().eq_ignore_ascii_case(x))
-                })
+            PciIds::is_listed(id.id.get_ref(), f.ids)
+                && id
+                    .subsystem
+                    .as_ref()
+                    .is_none_or(|s| sub.is_some_and(|x| PciIds::is_listed(s.get_ref(), Some(x))))
         })
     });
     if let Some(p) = hit {
@@ -840,8 +839,8 @@ fn part_for(f: &FunctionReport, catalog: &Catalog, gw: (u8, u8), source: &str) -
         };
     }
     let id = match &sub {
-        Some(s) => format!("pci-{}-{}", f.ids, s).replace(':', "-"),
-        None => format!("pci-{}", f.ids).replace(':', "-"),
+        Some(s) => format!("pci-{}-{}", PciIds::text(f.ids), s).replace(':', "-"),
+        None => format!("pci-{}", PciIds::text(f.ids)).replace(':', "-"),
     };
     let class = class_of(f);
     let t = Table::new("part", None)
@@ -857,8 +856,7 @@ fn part_for(f: &FunctionReport, catalog: &Catalog, gw: (u8, u8), source: &str) -
         t.set("fits", "[\"pcie\"]")
     };
     let subsystem = sub
-        .as_deref()
-        .map(|s| format!(", subsystem = {}", q(s)))
+        .map(|s| format!(", subsystem = {}", q(&s.to_string())))
         .unwrap_or_default();
     let t = t
         .set("gen", gw.0)
@@ -867,7 +865,7 @@ fn part_for(f: &FunctionReport, catalog: &Catalog, gw: (u8, u8), source: &str) -
             "pci",
             format!(
                 "[{{ id = {}{subsystem}, source = {} }}]",
-                q(&f.ids),
+                q(&PciIds::text(f.ids)),
                 q(source)
             ),
         )
@@ -875,7 +873,7 @@ fn part_for(f: &FunctionReport, catalog: &Catalog, gw: (u8, u8), source: &str) -
             "measured",
             &format!(
                 "{source}: {} at {}, link max {}; name from pci.ids. Card height and length, and drive capacity and speeds, are not shown by the host: add them",
-                f.ids,
+                PciIds::text(f.ids),
                 f.bdf,
                 f.link_max
                     .map(|l| l.label())
@@ -900,7 +898,7 @@ pub fn learn_all(hosts: &[HostView], catalog: &Catalog, opts: &LearnOptions) -> 
     // and every (capture, root port) that shows it.
     let mut entries: Vec<Entry> = Vec::new();
     let mut by_key: BTreeMap<String, usize> = BTreeMap::new();
-    let mut by_port: BTreeMap<String, usize> = BTreeMap::new();
+    let mut by_port: BTreeMap<Bdf, usize> = BTreeMap::new();
     for (ci, cap) in caps.iter().enumerate() {
         for (ri, rc) in cap.rcs.iter().enumerate() {
             let key = match rc.holds {
@@ -909,12 +907,12 @@ pub fn learn_all(hosts: &[HostView], catalog: &Catalog, opts: &LearnOptions) -> 
                 } if !rc.shares_number => format!("slot {n}"),
                 _ => format!("port {}", rc.port.bdf),
             };
-            let bdf = rc.port.bdf.clone();
+            let bdf = rc.port.bdf;
             match by_key.get(&key).or_else(|| by_port.get(&bdf)).copied() {
                 Some(e) => entries[e].seen.push((ci, bdf)),
                 None => {
                     by_key.insert(key, entries.len());
-                    by_port.insert(bdf.clone(), entries.len());
+                    by_port.insert(bdf, entries.len());
                     entries.push(Entry {
                         capture: ci,
                         rc: ri,
@@ -926,22 +924,20 @@ pub fn learn_all(hosts: &[HostView], catalog: &Catalog, opts: &LearnOptions) -> 
     }
 
     // Bays numbered by slot number (the host's own numbering), then by address.
-    let mut order: Vec<(Option<u32>, String)> = Vec::new();
+    let mut order: Vec<(Option<u32>, Bdf)> = Vec::new();
     for e in &entries {
         match &caps[e.capture].rcs[e.rc].holds {
-            Holds::Bay(b) => order.push((b.slot, b.port.bdf.clone())),
-            Holds::Switch { bays, .. } => {
-                order.extend(bays.iter().map(|b| (b.slot, b.port.bdf.clone())))
-            }
+            Holds::Bay(b) => order.push((b.slot, b.port.bdf)),
+            Holds::Switch { bays, .. } => order.extend(bays.iter().map(|b| (b.slot, b.port.bdf))),
             _ => {}
         }
     }
     order.sort_by(|x, y| (x.0.is_none(), x.0, &x.1).cmp(&(y.0.is_none(), y.0, &y.1)));
     order.dedup_by(|x, y| x.1 == y.1);
-    let number_of: BTreeMap<String, u32> = order
+    let number_of: BTreeMap<Bdf, u32> = order
         .iter()
         .enumerate()
-        .map(|(i, (_, b))| (b.clone(), u32::try_from(i).unwrap_or(u32::MAX)))
+        .map(|(i, (_, b))| (*b, u32::try_from(i).unwrap_or(u32::MAX)))
         .collect();
     for e in &entries {
         match &mut caps[e.capture].rcs[e.rc].holds {
@@ -965,7 +961,7 @@ pub fn learn_all(hosts: &[HostView], catalog: &Catalog, opts: &LearnOptions) -> 
 struct Entry {
     capture: usize,
     rc: usize,
-    seen: Vec<(usize, String)>,
+    seen: Vec<(usize, Bdf)>,
 }
 
 impl Entry {
@@ -975,9 +971,9 @@ impl Entry {
             return String::new();
         }
         let shown: BTreeSet<usize> = self.seen.iter().map(|(c, _)| *c).collect();
-        let mut ports: BTreeMap<&str, usize> = BTreeMap::new();
+        let mut ports: BTreeMap<Bdf, usize> = BTreeMap::new();
         for (_, p) in &self.seen {
-            *ports.entry(p.as_str()).or_default() += 1;
+            *ports.entry(*p).or_default() += 1;
         }
         let ports: Vec<String> = ports.iter().map(|(p, n)| format!("{p} in {n}")).collect();
         format!(
@@ -1124,11 +1120,11 @@ fn platform_header(source: &str, id: &LearnedId, product: Option<&str>) -> Strin
 }
 
 /// The drives of every capture by their controller's PCI address (the first capture's first).
-fn drives_by_bdf(hosts: &[HostView]) -> BTreeMap<&str, &DriveReport> {
-    let mut drive_of: BTreeMap<&str, &DriveReport> = BTreeMap::new();
+fn drives_by_bdf(hosts: &[HostView]) -> BTreeMap<Bdf, &DriveReport> {
+    let mut drive_of: BTreeMap<Bdf, &DriveReport> = BTreeMap::new();
     for h in hosts {
         for d in &h.audit.drives {
-            if let Some(b) = d.bdf.as_deref() {
+            if let Some(b) = d.bdf {
                 drive_of.entry(b).or_insert(d);
             }
         }
@@ -1138,9 +1134,9 @@ fn drives_by_bdf(hosts: &[HostView]) -> BTreeMap<&str, &DriveReport> {
 
 /// An NVMe controller on a root bus: the kernel gives its NUMA node and model on the
 /// controller (`nvme/nvmeN`) where the function's own files are missing (POWER).
-fn numa_of(f: &FunctionReport, drive_of: &BTreeMap<&str, &DriveReport>) -> Option<u32> {
+fn numa_of(f: &FunctionReport, drive_of: &BTreeMap<Bdf, &DriveReport>) -> Option<u32> {
     f.numa_node
-        .or_else(|| drive_of.get(f.bdf.as_str()).and_then(|d| d.numa_node))
+        .or_else(|| drive_of.get(&f.bdf).and_then(|d| d.numa_node))
 }
 
 /// Lanes and generation per NUMA node, of the root ports and integrated buses seen, and
@@ -1150,7 +1146,7 @@ fn numa_lanes(
     caps: &[Capture],
     entries: &[Entry],
     integrated: &BTreeMap<&str, &Vec<&FunctionReport>>,
-    drive_of: &BTreeMap<&str, &DriveReport>,
+    drive_of: &BTreeMap<Bdf, &DriveReport>,
 ) -> (BTreeMap<u32, (u16, u8)>, Vec<u32>) {
     let mut numas: BTreeMap<u32, (u16, u8)> = BTreeMap::new();
     for e in entries {
@@ -1256,15 +1252,15 @@ impl Files<'_> {
         let in_build = e.capture == 0;
         let seen = e.seen_note(captures);
         let rp = rc.port;
-        let rid = format!("rp-{}", slug_bdf(&rp.bdf));
+        let rid = format!("rp-{}", slug_bdf(rp.bdf));
         let (g, w) = port_gw(rp, &cap.kids);
-        let mut locator = vec![rp.bdf.clone()];
+        let mut locator = vec![rp.bdf.to_string()];
         let mut buses = BTreeSet::new();
-        for f in cap.kids.below(&rp.bdf) {
-            if let Some((b, _)) = f.bdf.rsplit_once(':')
-                && buses.insert(b)
-            {
-                locator.push(b.to_string());
+        for f in cap.kids.below(rp.bdf) {
+            // Each bus below the port, as a locator prefix (`0000:3b`).
+            let bus = RootBus::of(f.bdf);
+            if buses.insert(bus) {
+                locator.push(bus.to_string());
             }
         }
         let locs: Vec<String> = locator.iter().map(|l| q(l)).collect();
@@ -1282,7 +1278,7 @@ impl Files<'_> {
                     &format!(
                         "read off the host: root port {} ({}), link max {}{seen}",
                         rp.bdf,
-                        rp.ids,
+                        PciIds::text(rp.ids),
                         rp.link_max
                             .map(|l| l.label())
                             .unwrap_or_else(|| "unknown (gen 3 x4 assumed)".into())
@@ -1326,7 +1322,7 @@ impl Files<'_> {
         rid: &str,
         in_build: bool,
     ) {
-        let sid = format!("switch-{}", slug_bdf(&up.bdf));
+        let sid = format!("switch-{}", slug_bdf(up.bdf));
         // A switch trains no wider than the port above it.
         let (sg, sw) = gen_width(up).unwrap_or((g, w));
         let sw = sw.min(w);
@@ -1342,7 +1338,7 @@ impl Files<'_> {
                     &format!(
                         "read off the host: switch upstream port {} ({}) with {} downstream ports",
                         up.bdf,
-                        up.ids,
+                        PciIds::text(up.ids),
                         bays.len()
                     ),
                 ),
@@ -1379,8 +1375,8 @@ impl Files<'_> {
         // (an integrated controller beside the slot): an onboard position.
         let own = number.filter(|_| !rc.shares_number);
         let sid = match own {
-            Some(n) => format!("slot{n}-{}", slug_bdf(&rp.bdf)),
-            None => format!("slot-{}", slug_bdf(&rp.bdf)),
+            Some(n) => format!("slot{n}-{}", slug_bdf(rp.bdf)),
+            None => format!("slot-{}", slug_bdf(rp.bdf)),
         };
         let part = card.map(|c| {
             self.keep(part_for(
@@ -1474,14 +1470,14 @@ impl Files<'_> {
         bus: &str,
         devs: &[&FunctionReport],
         hosts: &[HostView],
-        drive_of: &BTreeMap<&str, &DriveReport>,
+        drive_of: &BTreeMap<Bdf, &DriveReport>,
         plan: &sockets::Plan,
         (next_bay, labels_used): (&mut u32, &mut BTreeSet<String>),
     ) {
         let rid = format!("bus-{}", slug_bdf(bus));
         let numa = devs.iter().find_map(|f| numa_of(f, drive_of)).unwrap_or(0);
         let socket = format!("cpu{}", plan.socket_of(numa));
-        let locs: Vec<String> = devs.iter().map(|f| q(&f.bdf)).collect();
+        let locs: Vec<String> = devs.iter().map(|f| q(&f.bdf.to_string())).collect();
         self.body.push_str(
             &Table::new("root_complex", None)
                 .set("id", q(&rid))
@@ -1500,7 +1496,7 @@ impl Files<'_> {
         );
         self.s.root_complexes += 1;
         for d in devs {
-            let drive = drive_of.get(d.bdf.as_str()).copied();
+            let drive = drive_of.get(&d.bdf).copied();
             let part = match drive {
                 Some(dr) => dr
                     .model
@@ -1511,7 +1507,11 @@ impl Files<'_> {
             let Some(part) = part else {
                 self.body.push_str(&builtin(d, &rid, 1, 1).source(
                     "inferred",
-                    &format!("read off the host: {} at {} on the root bus", d.ids, d.bdf),
+                    &format!(
+                        "read off the host: {} at {} on the root bus",
+                        PciIds::text(d.ids),
+                        d.bdf
+                    ),
                 ));
                 self.s.builtins += 1;
                 continue;
@@ -1599,7 +1599,7 @@ fn drive_part(d: &DriveReport, model: &str, source: &str) -> PartRef {
                 "{source}: model {} of controller {} at {}; class NVMe inferred from its nvme controller (the function shows no vendor, device or class); no link to measure, x1 Gen1 as a placeholder: add its generation, width, form factor, capacity and speeds",
                 model,
                 d.controller.as_deref().unwrap_or("-"),
-                d.bdf.as_deref().unwrap_or("-")
+                d.bdf.map_or_else(|| "-".to_string(), |b| b.to_string())
             ),
         );
     PartRef {
@@ -1635,8 +1635,8 @@ fn slot_kind_decl(catalog: &Catalog, kind: &SlotKind, part: &str) -> String {
 /// A `[[builtin]]` table for the device `d` on root complex `rid`, up to its source.
 fn builtin(d: &FunctionReport, rid: &str, width: u8, generation: u8) -> Table {
     Table::new("builtin", None)
-        .set("id", q(&format!("onboard-{}", slug_bdf(&d.bdf))))
-        .set("label", q(&format!("{} ({})", d.name, d.ids)))
+        .set("id", q(&format!("onboard-{}", slug_bdf(d.bdf))))
+        .set("label", q(&format!("{} ({})", d.name, PciIds::text(d.ids))))
         .set("class", q(class_name(class_of(d))))
         .set("root_complex", q(rid))
         .set("width", width)

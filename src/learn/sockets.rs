@@ -55,13 +55,13 @@ pub fn from_functions(functions: &[FunctionReport]) -> Option<SocketFacts> {
     for m in table() {
         let seen: Vec<&FunctionReport> = functions
             .iter()
-            .filter(|f| f.ids.eq_ignore_ascii_case(&m.ids))
+            .filter(|f| f.ids.is_some() && f.ids == crate::pci::PciIds::parse(&m.ids))
             .collect();
         if seen.is_empty() || m.per_socket == 0 {
             continue;
         }
         let count = seen.len().div_ceil(m.per_socket);
-        let at: Vec<&str> = seen.iter().map(|f| f.bdf.as_str()).collect();
+        let at: Vec<String> = seen.iter().map(|f| f.bdf.to_string()).collect();
         return Some(SocketFacts {
             count,
             node_socket: BTreeMap::new(),

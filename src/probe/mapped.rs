@@ -8,6 +8,7 @@ use super::safety::{Reason, Refusal, SafetyChecker};
 use super::target::ProbeTarget;
 use crate::against::{Diff, DiffStatus, part_by_ids};
 use crate::host::audit::Audit;
+use crate::pci::Bdf;
 use crate::pcie::{LinkRate, Model};
 use crate::platform::Catalog;
 use crate::term::Term;
@@ -19,7 +20,8 @@ use std::path::Path;
 pub struct Mapped {
     pub target: ProbeTarget,
     /// The controller's PCI function.
-    pub bdf: Option<String>,
+    #[serde(serialize_with = "crate::pci::ser_opt_bdf")]
+    pub bdf: Option<crate::pci::Bdf>,
     pub model: Option<String>,
     /// Mounted, partitions in use, holders: the probe refuses it whatever the flags.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -78,7 +80,7 @@ pub fn targets(
             }
             // Nothing known about where it sits: no location, not an empty one.
             t.location = (!loc.is_empty()).then_some(loc);
-            t.part = drive_part(audit, diff, catalog, d.bdf.as_deref());
+            t.part = drive_part(audit, diff, catalog, d.bdf);
             if let (Some(c), Some(id)) = (catalog, t.part.as_deref())
                 && let Some(perf) = c.part(id).and_then(|p| p.def.perf)
             {
@@ -97,7 +99,7 @@ pub fn targets(
             }
             out.push(Mapped {
                 target: t,
-                bdf: d.bdf.clone(),
+                bdf: d.bdf,
                 model: d.model.clone(),
                 refused: (!why.is_empty()).then(|| why.join("; ")),
             });
@@ -113,7 +115,7 @@ fn drive_part(
     audit: &Audit,
     diff: Option<&Diff>,
     catalog: Option<&Catalog>,
-    bdf: Option<&str>,
+    bdf: Option<Bdf>,
 ) -> Option<String> {
     let catalog = catalog?;
     let bdf = bdf?;
@@ -123,7 +125,7 @@ fn drive_part(
     diff?
         .entries
         .iter()
-        .find(|e| e.bdf.as_deref() == Some(bdf) && e.status != DiffStatus::WrongPart)
+        .find(|e| e.bdf == Some(bdf) && e.status != DiffStatus::WrongPart)
         .and_then(|e| e.expected_part.clone())
 }
 
@@ -174,7 +176,7 @@ pub fn verify_live(m: &Mapped, checker: &SafetyChecker) -> Result<(), Refusal> {
         && !ident
             .sys_dir
             .components()
-            .any(|c| c.as_os_str() == bdf.as_str())
+            .any(|c| c.as_os_str().to_str() == Some(bdf.to_string().as_str()))
     {
         return Err(refuse(format!(
             "{} is not under PCI function {bdf} here",
@@ -213,7 +215,7 @@ pub fn render_in(mapped: &[Mapped], term: &Term) -> String {
             vec![
                 m.target.path.display().to_string(),
                 m.model.clone().unwrap_or_default(),
-                m.bdf.clone().unwrap_or_default(),
+                m.bdf.map(|b| b.to_string()).unwrap_or_default(),
                 m.target.location.clone().unwrap_or_default(),
                 gbs(m.target.ceiling_read_gbs),
                 gbs(m.target.ceiling_write_gbs),

@@ -597,7 +597,7 @@ fn host_lines(out: &mut String, layout: &BayLayout, h: &crate::bays::HostView) {
             let _ = writeln!(
                 out,
                 "    {} {}: {}",
-                shown(d.bdf.as_deref().unwrap_or("?")),
+                shown(&d.bdf.map_or_else(|| "?".to_string(), |b| b.to_string())),
                 shown(d.model.as_deref().unwrap_or("NVMe drive")),
                 shown(&d.reason)
             );

@@ -5,6 +5,7 @@ use crate::against::DiffEntry;
 use crate::host::audit::{Audit, LinkStatus};
 use crate::host::model::LinkState;
 use crate::host::tree::LiveTree;
+use crate::pci::PciIds;
 use crate::term::Term;
 use std::fmt::Write as _;
 
@@ -339,9 +340,12 @@ pub fn text_parts(a: &Audit, verbose: bool, term: &Term) -> (String, String) {
 
 /// The part a switch is, from its ids: PLX/Broadcom PEX device ids are the part numbers
 /// (10b5:9797 is a PEX 9797), which pci.ids does not always list.
-pub fn switch_part(ids: &str, name: &str) -> String {
-    match ids.split_once(':') {
-        Some(("10b5", dev)) if dev.starts_with(['8', '9']) => format!("PEX {dev}"),
+pub fn switch_part(ids: Option<PciIds>, name: &str) -> String {
+    match ids {
+        Some(PciIds {
+            vendor: 0x10b5,
+            device,
+        }) if matches!(device >> 12, 8 | 9) => format!("PEX {device:04x}"),
         _ => name.to_string(),
     }
 }
@@ -354,7 +358,7 @@ fn switches(a: &Audit) -> String {
         let ports: Vec<&crate::host::audit::FunctionReport> = a
             .functions
             .iter()
-            .filter(|p| p.kind == FnKind::SwitchPort && p.parent.as_deref() == Some(&f.bdf))
+            .filter(|p| p.kind == FnKind::SwitchPort && p.parent == Some(f.bdf))
             .collect();
         let mut links: Vec<String> = ports
             .iter()
@@ -366,8 +370,8 @@ fn switches(a: &Audit) -> String {
         out.push_str(&format!(
             "switch {} {} ({}): up {up}; {} downstream port{} at {}\n",
             f.bdf,
-            switch_part(&f.ids, &f.name),
-            f.ids,
+            switch_part(f.ids, &f.name),
+            PciIds::text(f.ids),
             ports.len(),
             if ports.len() == 1 { "" } else { "s" },
             if links.is_empty() {
@@ -421,7 +425,7 @@ struct Names<'a> {
 }
 
 fn names_of<'a>(a: &'a Audit, f: &'a crate::host::audit::FunctionReport) -> Names<'a> {
-    let drive = a.drives.iter().find(|d| d.bdf.as_deref() == Some(&f.bdf));
+    let drive = a.drives.iter().find(|d| d.bdf == Some(f.bdf));
     let device = drive
         .and_then(|d| d.namespaces.first().map(|n| n.name.as_str()))
         .or(f.net.first().map(String::as_str))
@@ -444,12 +448,13 @@ fn function_labels(
     // The bay number of the diff entry that found this function (as in the place series).
     let bay = bays
         .iter()
-        .find(|e| e.bdf.as_deref() == Some(&f.bdf))
+        .find(|e| e.bdf == Some(f.bdf))
         .and_then(|e| e.bay)
         .map(|b| b.to_string())
         .unwrap_or_default();
+    let bdf = f.bdf.to_string();
     let values = [
-        f.bdf.as_str(),
+        bdf.as_str(),
         n.device,
         n.serial,
         f.slot.as_deref().unwrap_or(""),
@@ -631,15 +636,13 @@ pub fn prometheus(r: &crate::audit::HostReport) -> String {
         "1 per place of the --against diff, labelled with its status (ok, missing, wrong-part, ...).",
     );
     for e in bays {
-        let f = e
-            .bdf
-            .as_deref()
-            .and_then(|b| a.functions.iter().find(|f| f.bdf == b));
+        let f = e.bdf.and_then(|b| a.functions.iter().find(|f| f.bdf == b));
         let device = f.map(|f| names_of(a, f).device).unwrap_or("");
         let bay = e.bay.map(|b| b.to_string()).unwrap_or_default();
+        let bdf = e.bdf.map(|b| b.to_string()).unwrap_or_default();
         let values = [
             e.place.as_str(),
-            e.bdf.as_deref().unwrap_or(""),
+            bdf.as_str(),
             device,
             e.slot.as_deref().unwrap_or(""),
             bay.as_str(),

@@ -1,6 +1,7 @@
 //! Plan against host: the synthetic hosts audited against the example builds they mirror.
 //! Each diff names exactly the problems planted in the fixture, and nothing else.
 
+use crate::common::{as_text, pci_addr};
 use laneplan::against::{self, DiffStatus};
 use laneplan::host::{self, audit::AuditOptions};
 use laneplan::plan;
@@ -59,7 +60,7 @@ fn r740xd_host_against_its_build_names_the_planted_problems_only() {
     assert_eq!(ok.len(), 15, "{ok:?}");
     assert!(ok.contains(&"rNDC") && ok.contains(&"Slot 2"));
     let bay12 = d.entries.iter().find(|e| e.place == "Bay 12").unwrap();
-    assert_eq!(bay12.bdf.as_deref(), Some("0000:5e:00.0"));
+    assert_eq!(as_text(&bay12.bdf).as_deref(), Some("0000:5e:00.0"));
     let bay17 = d.entries.iter().find(|e| e.place == "Bay 17").unwrap();
     assert_eq!(
         bay17.problems,
@@ -205,11 +206,11 @@ fn errors_and_warnings(a: &laneplan::host::audit::Audit) -> Vec<(String, String)
 fn r740xd_capture_against_the_reviewed_build_names_wrong_parts_and_missing_only() {
     let (audit, d) = against_capture(R740XD, "examples/r740xd-12nvme-micron9300.toml");
     // No finding about any CPU or chipset function.
-    let platform: Vec<&str> = audit
+    let platform: Vec<String> = audit
         .functions
         .iter()
         .filter(|f| f.kind == laneplan::host::tree::FnKind::Platform)
-        .map(|f| f.bdf.as_str())
+        .map(|f| f.bdf.to_string())
         .collect();
     assert_eq!(platform.len(), 185);
     for f in &audit.findings {
@@ -252,7 +253,7 @@ fn r740xd_capture_against_the_reviewed_build_names_wrong_parts_and_missing_only(
     assert_eq!(perc.expected.as_deref(), Some("PERC H740P Mini"));
     assert_eq!(perc.found_part.as_deref(), Some("hba330-mini"));
     assert_eq!(perc.found_ids.as_deref(), Some("1000:0097"));
-    assert_eq!(perc.found_subsystem.as_deref(), Some("1028:1f53"));
+    assert_eq!(as_text(&perc.found_subsystem).as_deref(), Some("1028:1f53"));
     assert_eq!(
         perc.problems,
         [
@@ -273,7 +274,7 @@ fn r740xd_capture_against_the_reviewed_build_names_wrong_parts_and_missing_only(
     assert!(ndc.problems[0].contains("found Broadcom 57416 2 x 10GBASE-T rNDC"));
     // The part name carries the subsystem name, as lspci -vv prints it.
     assert_eq!(
-        audit.function("0000:3b:00.0").unwrap().name,
+        audit.function(pci_addr("0000:3b:00.0")).unwrap().name,
         "Broadcom / LSI SAS3008 PCI-Express Fusion-MPT SAS-3 (Dell HBA330 Mini)"
     );
     // The two wrong parts (the HBA330 and the 57416 rNDC) are not the planned parts found.
@@ -328,9 +329,11 @@ fn every_real_capture_has_no_unexpected_platform_function_and_no_false_downtrain
             a.functions
                 .iter()
                 .filter(|f| f.kind == laneplan::host::tree::FnKind::Device)
-                .all(|f| f.class.as_deref().is_none_or(|c| !c.starts_with("0x06")
-                    && !c.starts_with("0x13")
-                    && !c.starts_with("0x0880"))),
+                .all(|f| as_text(&f.class)
+                    .as_deref()
+                    .is_none_or(|c| !c.starts_with("0x06")
+                        && !c.starts_with("0x13")
+                        && !c.starts_with("0x0880"))),
             "{rel}: a platform class left as a device"
         );
     }
@@ -354,10 +357,10 @@ fn r7425_idle_gpus_are_a_note_with_how_to_recheck() {
             .collect::<Vec<_>>(),
         [
             laneplan::finding::Subject::Device {
-                bdf: "0000:43:00.0".into()
+                bdf: pci_addr("0000:43:00.0")
             },
             laneplan::finding::Subject::Device {
-                bdf: "0000:44:00.0".into()
+                bdf: pci_addr("0000:44:00.0")
             }
         ]
     );
@@ -370,7 +373,7 @@ fn r7525_nvme_drives_carry_their_physical_slots_160_and_161() {
     let got: Vec<(Option<String>, Option<u32>)> = a
         .drives
         .iter()
-        .map(|d| (d.bdf.clone(), d.slot_number))
+        .map(|d| (as_text(&d.bdf), d.slot_number))
         .collect();
     assert_eq!(
         got,
@@ -430,9 +433,9 @@ fn bays_match_by_physical_slot_number_on_the_r7525_capture() {
     let row = |n: u32| d.entries.iter().find(|e| e.bay == Some(n)).unwrap();
     assert_eq!(row(12).slot_number, Some(160));
     assert_eq!(row(12).method, against::MatchMethod::PhysicalSlot);
-    assert_eq!(row(12).bdf.as_deref(), Some("0000:c4:00.0"));
+    assert_eq!(as_text(&row(12).bdf).as_deref(), Some("0000:c4:00.0"));
     assert_eq!(row(13).slot_number, Some(161));
-    assert_eq!(row(13).bdf.as_deref(), Some("0000:c3:00.0"));
+    assert_eq!(as_text(&row(13).bdf).as_deref(), Some("0000:c3:00.0"));
     // A Samsung PM173X where a Micron 9300 is planned, on another socket than the platform's.
     assert_eq!(
         row(12).problems,
@@ -490,7 +493,7 @@ fn a_card_is_its_slots_whole_subtree_vfs_and_gpus_behind_its_switch() {
     assert!(!d.entries.iter().any(|e| e.status == DiffStatus::Unexpected));
     let slot5 = d.entries.iter().find(|e| e.place == "Slot 5").unwrap();
     assert_eq!(
-        (slot5.status, slot5.bdf.as_deref(), slot5.method),
+        (slot5.status, as_text(&slot5.bdf).as_deref(), slot5.method),
         (
             DiffStatus::Ok,
             Some("0000:03:00.0"),
@@ -501,11 +504,11 @@ fn a_card_is_its_slots_whole_subtree_vfs_and_gpus_behind_its_switch() {
     assert!(
         !d.entries
             .iter()
-            .any(|e| e.bdf.as_deref() == Some("0000:44:00.0"))
+            .any(|e| as_text(&e.bdf).as_deref() == Some("0000:44:00.0"))
     );
     let slot1 = d.entries.iter().find(|e| e.place == "Slot 1").unwrap();
     assert_eq!(
-        (slot1.status, slot1.bdf.as_deref(), slot1.method),
+        (slot1.status, as_text(&slot1.bdf).as_deref(), slot1.method),
         (
             DiffStatus::Ok,
             Some("0000:43:00.0"),

@@ -771,7 +771,7 @@ fn fuzz_sysfs_tree_gather_replays_the_same_functions() {
     .unpack(&replay)
     .unwrap();
     let again = laneplan::host::audit_sysfs(&replay, None, Default::default());
-    let a: Vec<_> = audit.functions.iter().map(|f| f.bdf.clone()).collect();
-    let b: Vec<_> = again.functions.iter().map(|f| f.bdf.clone()).collect();
+    let a: Vec<_> = audit.functions.iter().map(|f| f.bdf).collect();
+    let b: Vec<_> = again.functions.iter().map(|f| f.bdf).collect();
     assert_eq!(a, b);
 }

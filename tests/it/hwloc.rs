@@ -2,6 +2,7 @@
 //! NVMe one in hwloc-2n-nvme-slots). An oracle walks each XML with roxmltree on its own and
 //! compares every PCI object's address, parent and ids with the audit's tree.
 
+use crate::common::{as_text, pci_addr};
 use crate::common::{fixtures, laneplan, laneplan_wide, run};
 use laneplan::host::audit::{AuditOptions, LinkStatus};
 use laneplan::host::source::{self, HostSource};
@@ -81,7 +82,12 @@ fn tree_equals_what_hwloc_holds() {
         let got: Tree = a
             .functions
             .iter()
-            .map(|f| (f.bdf.clone(), (f.parent.clone(), f.ids.clone())))
+            .map(|f| {
+                (
+                    f.bdf.to_string(),
+                    (as_text(&f.parent), laneplan::pci::PciIds::text(f.ids)),
+                )
+            })
             .collect();
         assert_eq!(got, want, "{}", p.display());
         assert!(!want.is_empty());
@@ -113,23 +119,23 @@ fn dgx2_plx_fan_out_numa_and_gpus() {
     );
     assert_eq!(a.sockets, Some(2));
     assert_eq!(a.functions.len(), 84);
-    let by = |b: &str| a.function(b).unwrap();
-    let gpus: Vec<&str> = a
+    let by = |b: &str| a.function(pci_addr(b)).unwrap();
+    let gpus: Vec<String> = a
         .functions
         .iter()
-        .filter(|f| f.ids == "10de:1db8")
-        .map(|f| f.bdf.as_str())
+        .filter(|f| f.ids.map(|i| i.to_string()).as_deref() == Some("10de:1db8"))
+        .map(|f| f.bdf.to_string())
         .collect();
     assert_eq!(gpus.len(), 16);
     for g in &gpus {
         // Five bridges above every GPU: root port, PLX upstream, downstream, a second PLX
         // upstream and its downstream port.
         let mut chain = Vec::new();
-        let mut cur = by(g).parent.clone();
+        let mut cur = as_text(&by(g).parent);
         while let Some(p) = cur {
             let f = by(&p);
-            chain.push((f.kind, f.ids.clone()));
-            cur = f.parent.clone();
+            chain.push((f.kind, laneplan::pci::PciIds::text(f.ids)));
+            cur = as_text(&f.parent);
         }
         chain.reverse();
         let kinds: Vec<FnKind> = chain.iter().map(|c| c.0).collect();
@@ -151,7 +157,7 @@ fn dgx2_plx_fan_out_numa_and_gpus() {
         );
         assert_eq!(chain[3].1, "10b5:9781", "{g}");
         let f = by(g);
-        assert_eq!(f.class.as_deref(), Some("0x030200"));
+        assert_eq!(as_text(&f.class).as_deref(), Some("0x030200"));
         assert_eq!(f.link_speed_gbs, Some(15.753846));
         assert_eq!(f.link_status, LinkStatus::Unknown);
         assert!(f.link.is_none() && f.link_max.is_none());
@@ -162,7 +168,7 @@ fn dgx2_plx_fan_out_numa_and_gpus() {
         .functions
         .iter()
         .filter(|f| f.parent.is_none())
-        .map(|f| (f.bdf.clone(), f.numa_node))
+        .map(|f| (f.bdf.to_string(), f.numa_node))
         .collect();
     assert_eq!(
         numa,
@@ -179,16 +185,20 @@ fn dgx2_plx_fan_out_numa_and_gpus() {
     );
     // Twelve NVSwitches (one reads as 0000:0000 in the file), each below a PEX 8725 port at
     // 1.0 GB/s.
-    let nvswitch: Vec<&str> = a
+    let nvswitch: Vec<String> = a
         .functions
         .iter()
         .filter(|f| {
-            f.parent
-                .as_deref()
-                .is_some_and(|p| a.function(p).unwrap().ids == "10b5:8725")
-                && f.kind == FnKind::Device
+            as_text(&f.parent).as_deref().is_some_and(|p| {
+                a.function(pci_addr(p))
+                    .unwrap()
+                    .ids
+                    .map(|i| i.to_string())
+                    .as_deref()
+                    == Some("10b5:8725")
+            }) && f.kind == FnKind::Device
         })
-        .map(|f| f.ids.as_str())
+        .map(|f| f.ids.map(|i| i.to_string()).unwrap_or_default())
         .collect();
     assert_eq!(nvswitch.len(), 12);
     assert_eq!(nvswitch.iter().filter(|i| **i == "10de:1ac2").count(), 11);
@@ -208,10 +218,14 @@ fn dgx2_plx_fan_out_numa_and_gpus() {
 fn nics_slots_and_disks() {
     let a = audit(&xml("24em64t-2n6c2t-pci.xml"));
     assert_eq!(a.product.as_deref(), Some("ProLiant SL390s G7"));
-    let nic = a.function("0000:04:00.0").unwrap();
-    assert_eq!(nic.ids, "8086:10c9");
-    assert_eq!(nic.class.as_deref(), Some("0x020000"));
-    assert_eq!(nic.parent.as_deref(), Some("0000:00:01.0"));
+    let nic = a.function(pci_addr("0000:04:00.0")).unwrap();
+    assert_eq!(
+        nic.ids
+            .map_or_else(|| "????:????".into(), |i| i.to_string()),
+        "8086:10c9"
+    );
+    assert_eq!(as_text(&nic.class).as_deref(), Some("0x020000"));
+    assert_eq!(as_text(&nic.parent).as_deref(), Some("0000:00:01.0"));
     assert_eq!(nic.numa_node, Some(0));
     assert_eq!(nic.link_speed_gbs, Some(0.2));
 
@@ -219,17 +233,20 @@ fn nics_slots_and_disks() {
     assert_eq!(a.product.as_deref(), Some("DCS8000Z"));
     assert_eq!(a.sockets, Some(2));
     // PCISlot infos are physical slot numbers.
-    let ib = a.function("0000:82:00.0").unwrap();
+    let ib = a.function(pci_addr("0000:82:00.0")).unwrap();
     assert_eq!(
         (ib.slot.as_deref(), ib.slot_number, ib.numa_node),
         (Some("01"), Some(1), Some(1))
     );
-    let mic = a.function("0000:83:00.0").unwrap();
-    assert_eq!((mic.slot_number, mic.ids.as_str()), (Some(2), "8086:225c"));
+    let mic = a.function(pci_addr("0000:83:00.0")).unwrap();
+    assert_eq!(
+        (mic.slot_number, mic.ids.map(|i| i.to_string())),
+        (Some(2), Some("8086:225c".to_string()))
+    );
     // The NVMe drive: its namespace below its PCI function, with hwloc's size.
     assert_eq!(a.drives.len(), 1);
     let d = &a.drives[0];
-    assert_eq!(d.bdf.as_deref(), Some("0000:00:02.0"));
+    assert_eq!(as_text(&d.bdf).as_deref(), Some("0000:00:02.0"));
     assert_eq!(d.numa_node, Some(0));
     assert_eq!(d.namespaces.len(), 1);
     assert_eq!(d.namespaces[0].name, "nvme0n1");

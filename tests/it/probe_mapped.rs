@@ -236,7 +236,7 @@ fn verify_live_against_a_real_loop_device() {
     assert!(matches!(r.reason, Reason::NotVerified { .. }), "{r:?}");
     // A BDF the device does not sit under (a loop device sits under none).
     let mut with_bdf = m(&l.dev, &name);
-    with_bdf.bdf = Some("0000:01:00.0".into());
+    with_bdf.bdf = Some(crate::common::pci_addr("0000:01:00.0"));
     assert!(verify_live(&with_bdf, &c).is_err());
 }
 

@@ -1,6 +1,7 @@
 //! Platforms held against real captures (#24): the variant a host matches, contradictions
 //! as findings (LP0350-LP0369), cards by physical slot, and what is a platform function.
 
+use crate::common::{as_text, pci_addr, text_of};
 use laneplan::host::{self, audit::AuditOptions, tree::FnKind};
 
 /// An HPE ProLiant DL380 Gen10's chipset ports, as the real host shows them
@@ -58,7 +59,7 @@ const DL380_PCH: &str = "\
 #[test]
 fn a_lom_beside_the_bmc_port_is_a_device_not_the_platform() {
     let a = host::audit_lspci(DL380_PCH, "dl380g10", AuditOptions::default());
-    let kind = |bdf: &str| a.function(bdf).map(|f| f.kind);
+    let kind = |bdf: &str| a.function(pci_addr(bdf)).map(|f| f.kind);
     // The LOM's functions are devices although 00:1c.4, their port's sibling, leads only to
     // the iLO (platform functions); the iLO stays the platform's.
     assert_eq!(kind("0000:02:00.0"), Some(FnKind::Device));
@@ -77,8 +78,12 @@ fn amd_internal_ports_still_hold_the_chipset_functions() {
     let sata: Vec<(&str, FnKind)> = a
         .functions
         .iter()
-        .filter(|f| f.class.as_deref().is_some_and(|c| c.starts_with("0x0106")))
-        .map(|f| (f.bdf.as_str(), f.kind))
+        .filter(|f| {
+            as_text(&f.class)
+                .as_deref()
+                .is_some_and(|c| c.starts_with("0x0106"))
+        })
+        .map(|f| (text_of(f.bdf), f.kind))
         .collect();
     assert_eq!(
         sata,
@@ -117,7 +122,7 @@ fn slots(m: &VariantMatch) -> Vec<(u32, &str, Option<&str>, PlaceStatus)> {
         .map(|p| {
             (
                 p.host.slot_number,
-                p.host.bdf.as_str(),
+                text_of(p.host.bdf),
                 p.place.as_deref(),
                 p.status,
             )
@@ -517,9 +522,9 @@ fn a_card_in_a_planned_physical_slot_on_another_root_port_is_that_slots() {
     let e = d.entries.iter().find(|e| e.place == "Slot 1").unwrap();
     assert_eq!(e.status, DiffStatus::Ok, "{:?}", e.problems);
     assert_eq!(e.method, MatchMethod::PhysicalSlot);
-    assert_eq!(e.bdf.as_deref(), Some("0000:3b:00.0"));
+    assert_eq!(as_text(&e.bdf).as_deref(), Some("0000:3b:00.0"));
     assert!(!d.entries.iter().any(|e| e.status == DiffStatus::Unexpected
-        && e.bdf.as_deref() == Some("0000:3b:00.0")));
+        && as_text(&e.bdf).as_deref() == Some("0000:3b:00.0")));
     assert_eq!(d.found_count(), (1, 1));
 }
 
@@ -530,9 +535,9 @@ fn a_wrong_part_in_a_planned_physical_slot_is_never_unexpected_nor_found() {
     let e = d.entries.iter().find(|e| e.place == "Slot 1").unwrap();
     assert_eq!(e.status, DiffStatus::WrongPart);
     assert_eq!(e.method, MatchMethod::PhysicalSlot);
-    assert_eq!(e.bdf.as_deref(), Some("0000:3b:00.0"));
+    assert_eq!(as_text(&e.bdf).as_deref(), Some("0000:3b:00.0"));
     assert!(!d.entries.iter().any(|e| e.status == DiffStatus::Unexpected
-        && e.bdf.as_deref() == Some("0000:3b:00.0")));
+        && as_text(&e.bdf).as_deref() == Some("0000:3b:00.0")));
     assert_eq!(d.found_count(), (0, 1));
 }
 
@@ -1001,11 +1006,11 @@ fn no_card_in_a_planned_physical_slot_is_unexpected_in_any_capture() {
                 )
                 .any(|s| s.id.get_ref() == id && s.kind.get_ref().as_str() == "pcie")
         };
-        let carded: Vec<(&str, &str)> = m
+        let carded: Vec<(&str, String)> = m
             .places
             .iter()
             .filter(|p| p.status == PlaceStatus::Ok && p.host.device.is_some())
-            .filter_map(|p| Some((p.place.as_deref()?, p.host.device.as_deref()?)))
+            .filter_map(|p| Some((p.place.as_deref()?, as_text(&p.host.device)?)))
             .filter(|(slot, _)| is_pcie(slot))
             .collect();
         let mut build = format!("platform = \"{platform}\"\n[options]\n");
@@ -1034,11 +1039,10 @@ fn no_card_in_a_planned_physical_slot_is_unexpected_in_any_capture() {
                 e.problems
             );
             assert_eq!(e.method, MatchMethod::PhysicalSlot, "{rel}: {slot}");
-            assert_eq!(e.bdf.as_deref(), Some(*device), "{rel}: {slot}");
+            assert_eq!(as_text(&e.bdf).as_deref(), Some(&**device), "{rel}: {slot}");
             assert!(
-                !d.entries.iter().any(
-                    |x| x.status == DiffStatus::Unexpected && x.bdf.as_deref() == Some(*device)
-                ),
+                !d.entries.iter().any(|x| x.status == DiffStatus::Unexpected
+                    && as_text(&x.bdf).as_deref() == Some(&**device)),
                 "{rel}: {device} in {slot} is also unexpected"
             );
             checked += 1;

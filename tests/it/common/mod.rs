@@ -250,9 +250,9 @@ pub fn structure_of(audit: &laneplan::host::audit::Audit) -> Structure {
         .iter()
         .map(|f| {
             (
-                f.bdf.clone(),
+                f.bdf.to_string(),
                 (
-                    f.parent.clone().unwrap_or_else(|| "root".into()),
+                    f.parent.map_or_else(|| "root".into(), |p| p.to_string()),
                     f.buses.map(|[s, u]| {
                         if s == u {
                             format!("{s:02x}")
@@ -264,6 +264,23 @@ pub fn structure_of(audit: &laneplan::host::audit::Audit) -> Structure {
             )
         })
         .collect()
+}
+
+/// A PCI address written in a test (`0000:3b:00.0`); a typo fails the test.
+pub fn pci_addr(s: &str) -> laneplan::pci::Bdf {
+    laneplan::pci::Bdf::parse(s).unwrap_or_else(|| panic!("{s} is not a PCI address"))
+}
+
+/// A typed fact as the text the JSON and lspci show (`0000:3b:00.0`, `8086:2030`,
+/// `0x010802`), to compare with a literal.
+pub fn as_text<T: std::fmt::Display>(v: &Option<T>) -> Option<String> {
+    v.as_ref().map(|x| x.to_string())
+}
+
+/// A typed fact's text as a `&str` for tuples compared with literals (tests only: the few
+/// bytes are never freed).
+pub fn text_of(v: impl std::fmt::Display) -> &'static str {
+    Box::leak(v.to_string().into_boxed_str())
 }
 
 /// The binary, run from the crate root, with a time limit so that a hang fails the test.
