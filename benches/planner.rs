@@ -29,6 +29,11 @@ use laneplan::term;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+/// mimalloc instead of glibc's malloc (the CLI's allocator; the bench uses the same, so it
+/// measures what `laneplan check` runs).
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// The phases of one run, in order.
 const PHASES: [&str; 5] = ["load", "check", "flow", "text", "json"];
 

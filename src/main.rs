@@ -5,6 +5,11 @@ mod cmd;
 use clap::{CommandFactory, Parser, Subcommand};
 use std::process::ExitCode;
 
+/// mimalloc instead of glibc's malloc (the CLI's allocator; the bench uses the same, so it
+/// measures what `laneplan check` runs).
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Plan, audit and probe the PCIe lanes of storage servers.
 #[derive(Parser, Debug)]
 #[command(name = "laneplan", version, about, long_about = None, max_term_width = 100)]
