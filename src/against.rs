@@ -830,6 +830,18 @@ impl<'a> Differ<'a> {
         }
     }
 
+    /// The top functions of the cards already matched to a planned place: what an
+    /// unplanned card below them is part of.
+    fn matched_tops(&self) -> BTreeSet<Bdf> {
+        let audit = self.audit;
+        self.used_cards
+            .iter()
+            .filter_map(|b| audit.function(*b))
+            .filter_map(|c| card_top(audit, c))
+            .map(|p| p.bdf)
+            .collect()
+    }
+
     /// Cards of a root complex nobody planned (a matched card's whole subtree excepted: its
     /// virtual functions and the devices behind its own switch), each drawn in a planned-empty
     /// slot where one fits.
@@ -843,13 +855,7 @@ impl<'a> Differ<'a> {
                 _ => None,
             })
             .collect();
-        let matched_tops: BTreeSet<Bdf> = self
-            .used_cards
-            .iter()
-            .filter_map(|b| audit.function(*b))
-            .filter_map(|c| card_top(audit, c))
-            .map(|p| p.bdf)
-            .collect();
+        let matched_tops = self.matched_tops();
         let mut endpoints = s.endpoints;
         endpoints.retain(|f| card_top(audit, f).is_none_or(|p| !matched_tops.contains(&p.bdf)));
         let mut taken_slots: BTreeSet<&String> = Default::default();
@@ -922,13 +928,7 @@ impl<'a> Differ<'a> {
             .keys()
             .filter_map(|&b| bay_slot_number(plan, b))
             .collect();
-        let matched_tops: BTreeSet<Bdf> = self
-            .used_cards
-            .iter()
-            .filter_map(|b| audit.function(*b))
-            .filter_map(|c| card_top(audit, c))
-            .map(|p| p.bdf)
-            .collect();
+        let matched_tops = self.matched_tops();
         for f in audit
             .functions
             .iter()

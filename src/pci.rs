@@ -70,7 +70,14 @@ impl Bdf {
     /// writes it (`0000:17` a root bus, `0000:00:03.1` one port), compared on the
     /// canonical text `dddd:bb:dd.f`.
     pub fn under(&self, locator: &str) -> bool {
-        self.to_string().starts_with(locator)
+        // The text on the stack: this runs per function and locator in the diff.
+        let mut buf = [0u8; 24];
+        let len = {
+            let mut w = &mut buf[..];
+            let _ = std::io::Write::write_fmt(&mut w, format_args!("{self}"));
+            24 - w.len()
+        };
+        buf[..len].starts_with(locator.as_bytes())
     }
 }
 
@@ -145,12 +152,6 @@ impl fmt::Display for PciIds {
     }
 }
 
-impl Serialize for PciIds {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
-    }
-}
-
 /// Serializes a function's ids, `????:????` when the source lacks one (as lspci prints).
 pub fn ser_ids<S: serde::Serializer>(ids: &Option<PciIds>, s: S) -> Result<S::Ok, S::Error> {
     match ids {
@@ -180,12 +181,6 @@ impl fmt::Display for ClassCode {
     }
 }
 
-impl Serialize for ClassCode {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
-    }
-}
-
 /// A root bus, `0000:17`: the domain and bus a host bridge opens.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct RootBus {
@@ -209,8 +204,61 @@ impl fmt::Display for RootBus {
     }
 }
 
-impl Serialize for RootBus {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
+/// Each serialises as the text it prints (`8086:2030`, `0x010802`, `0000:17`).
+macro_rules! serialize_as_text {
+    ($($t:ty),*) => {$(
+        impl Serialize for $t {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.collect_str(self)
+            }
+        }
+    )*};
+}
+serialize_as_text!(PciIds, ClassCode, RootBus);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn b(s: &str) -> Bdf {
+        Bdf::parse(s).expect("an address")
+    }
+
+    #[test]
+    fn under_matches_the_locator_prefixes_platform_files_write() {
+        let x = b("0000:3b:00.0");
+        assert!(x.under("0000:3b"));
+        assert!(x.under("0000:3b:00.0"));
+        assert!(x.under("0000:3b:00"));
+        assert!(!x.under("0000:3a"));
+        assert!(!x.under("0000:3b:00.1"));
+        assert!(!x.under("0000:3b:00.0.1"));
+        // An eight-digit domain (VMD) prints in full and still matches.
+        assert!(b("10000:e1:00.0").under("10000:e1"));
+        assert!(!b("10000:e1:00.0").under("0000:e1"));
+    }
+
+    #[test]
+    fn ids_and_classes_read_and_print_as_lspci_writes_them() {
+        assert_eq!(
+            PciIds::parse("10B5:9797"),
+            Some(PciIds {
+                vendor: 0x10b5,
+                device: 0x9797
+            })
+        );
+        assert_eq!(PciIds::parse("10b5:979"), None);
+        assert!(PciIds::is_listed("8086:2030", PciIds::parse("8086:2030")));
+        assert!(!PciIds::is_listed("????:????", None));
+        assert_eq!(PciIds::text(None), "????:????");
+        let c = ClassCode(0x010802);
+        assert_eq!(
+            (c.base(), c.base_sub(), c.to_string()),
+            (0x01, 0x0108, "0x010802".into())
+        );
+        assert_eq!(
+            serde_json::to_string(&RootBus::of(b("0000:17:00.0"))).unwrap(),
+            "\"0000:17\""
+        );
     }
 }

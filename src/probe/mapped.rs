@@ -172,11 +172,11 @@ pub fn verify_live(m: &Mapped, checker: &SafetyChecker) -> Result<(), Refusal> {
             ident.name, m.target.label
         )));
     }
-    if let Some(bdf) = &m.bdf
+    if let Some(bdf) = m.bdf.map(|b| b.to_string())
         && !ident
             .sys_dir
             .components()
-            .any(|c| c.as_os_str().to_str() == Some(bdf.to_string().as_str()))
+            .any(|c| c.as_os_str().to_str() == Some(bdf.as_str()))
     {
         return Err(refuse(format!(
             "{} is not under PCI function {bdf} here",
